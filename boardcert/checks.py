@@ -1,0 +1,160 @@
+"""Response checks shared by the explicit suites and the schemathesis tests.
+
+Each check reads the shape it enforces from spec/openapi.yaml (the 200 response schema of the
+operation) and names the requirement it proves. A check returns the problems it found, as
+sentences; `assert_ok` turns them into one failure message with the evidence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import jsonschema
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from boardcert import spec
+
+PROJECT_FIELDS = ("id", "name", "createdAt", "updatedAt", "rows", "cards", "plugins")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    requirement: str
+    schema: str  # the component schema of the responses it applies to
+    problems: Callable[[Any], list[str]]
+
+    def __repr__(self) -> str:
+        return f"<Check {self.name} ({self.requirement})>"
+
+
+@cache
+def _registry() -> Registry:
+    resource = Resource.from_contents(spec.document(), default_specification=DRAFT202012)
+    return Registry().with_resource("urn:boardcert:openapi", resource)
+
+
+def schema_errors(body: Any, schema_name: str) -> list[str]:
+    """Violations of a component schema of spec/openapi.yaml, as readable sentences."""
+    validator = jsonschema.Draft202012Validator(
+        {"$ref": f"urn:boardcert:openapi#/components/schemas/{schema_name}"},
+        registry=_registry(),
+    )
+    return [_sentence(e) for e in sorted(validator.iter_errors(body), key=lambda e: e.path)]
+
+
+def _sentence(error: jsonschema.ValidationError) -> str:
+    where = "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    return f"body{where}: {error.message}"
+
+
+def response_schema(number: int) -> str | None:
+    """The component schema name of an operation's 200 response, if the interface shows one."""
+    op = spec.operation(number)
+    item = spec.document()["paths"][op.path][op.method.lower()]
+    content = item["responses"].get("200", {}).get("content", {})
+    ref = content.get("application/json", {}).get("schema", {}).get("$ref", "")
+    return ref.rsplit("/", 1)[-1] if ref else None
+
+
+# --- the checks ------------------------------------------------------------------------------
+
+def _project_top_level(body: Any) -> list[str]:
+    if not isinstance(body, dict):
+        return [f"a Project must be a JSON object, got {type(body).__name__}"]
+    missing = [f for f in PROJECT_FIELDS if f not in body]
+    return [f"Project field {f!r} is not at the top level of the response" for f in missing]
+
+
+def _project_not_wrapped(body: Any) -> list[str]:
+    if not isinstance(body, dict):
+        return []
+    return [
+        f"the Project is wrapped in the inner property {key!r} (the removed pre-2024-05-19 shape)"
+        for key, value in body.items()
+        if isinstance(value, dict) and sum(f in value for f in PROJECT_FIELDS) >= 4
+    ]
+
+
+def _card_url_flair(body: Any) -> list[str]:
+    if not isinstance(body, dict):
+        return [f"a Card must be a JSON object, got {type(body).__name__}"]
+    return [f"Card has no {f!r} property" for f in ("createdFlair", "url") if f not in body]
+
+
+def _card_types(body: Any) -> list[str]:
+    return schema_errors(body, "Card")
+
+
+def _rows(body: Any) -> list[str]:
+    if isinstance(body, list):
+        return ["op 6 answered a bare list; the interface requires an object with 'rows'"]
+    return schema_errors(body, "RowsResponse")
+
+
+def _users_me(body: Any) -> list[str]:
+    return [e for e in schema_errors(body, "UsersMe") if "accessTokens" not in e]
+
+
+def _no_key(name: str) -> Callable[[Any], list[str]]:
+    def problems(body: Any) -> list[str]:
+        return [f"the removed property {name!r} is present at {where}"
+                for where in _find_key(body, name, "body")]
+    return problems
+
+
+def _find_key(value: Any, name: str, where: str) -> Iterable[str]:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            if key == name:
+                yield f"{where}.{key}"
+            yield from _find_key(inner, name, f"{where}.{key}")
+    elif isinstance(value, list):
+        for i, inner in enumerate(value):
+            yield from _find_key(inner, name, f"{where}[{i}]")
+
+
+def _plugins(body: Any) -> list[str]:
+    return schema_errors(body, "PluginsResponse")
+
+
+def _user_token(body: Any) -> list[str]:
+    return [e for e in schema_errors(body, "ExchangeCodeResponse") if "accessToken" not in e]
+
+
+CHECKS: tuple[Check, ...] = (
+    Check("project_top_level", "PROJECT-TOP-LEVEL", "Project", _project_top_level),
+    Check("project_not_wrapped", "PROJECT-NOT-WRAPPED", "Project", _project_not_wrapped),
+    Check("card_url_flair", "CARD-URL-FLAIR", "Card", _card_url_flair),
+    Check("card_field_types", "CARD-FIELD-TYPES", "Card", _card_types),
+    Check("rows_property", "ROWS-PROPERTY-REQUIRED", "RowsResponse", _rows),
+    Check("users_me_properties", "USERS-ME-PROPERTIES", "UsersMe", _users_me),
+    Check("no_access_tokens", "USERS-ME-NO-ACCESS-TOKENS", "UsersMe", _no_key("accessTokens")),
+    Check("plugins_property", "PLUGINS-PROPERTY", "PluginsResponse", _plugins),
+    Check("user_token", "EXCHANGE-USER-TOKEN", "ExchangeCodeResponse", _user_token),
+    Check("no_access_token", "EXCHANGE-NO-ACCESS-TOKEN", "ExchangeCodeResponse",
+          _no_key("accessToken")),
+)
+
+
+def checks_for(number: int, requirement: str | None = None) -> list[Check]:
+    """The checks that apply to an operation's 200 response (optionally of one requirement)."""
+    schema_name = response_schema(number)
+    return [c for c in CHECKS if c.schema == schema_name
+            and (requirement is None or c.requirement == requirement)]
+
+
+def problems(number: int, body: Any, requirement: str | None = None) -> list[tuple[Check, str]]:
+    return [(c, p) for c in checks_for(number, requirement) for p in c.problems(body)]
+
+
+def assert_ok(number: int, body: Any, evidence: str = "", requirement: str | None = None) -> None:
+    """Fail with every problem of an operation's 200 response body, and the evidence."""
+    found = problems(number, body, requirement)
+    if found:
+        lines = [f"[{c.requirement}] {p}" for c, p in found]
+        raise AssertionError("\n".join(lines) + (f"\n{evidence}" if evidence else ""))

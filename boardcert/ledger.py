@@ -1,0 +1,72 @@
+"""What a run created, deleted newest first at the end, even after failures or Ctrl-C."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from boardcert.api import Api
+from boardcert.errors import ExchangeError
+
+
+@dataclass
+class Entry:
+    kind: str  # project, row, column, card, card_metadata, plugin, plugin_data
+    params: dict[str, str]
+    parent: Entry | None = None
+    deleted: bool = False
+
+    def describe(self) -> str:
+        return f"{self.kind} " + " ".join(f"{k}={v}" for k, v in self.params.items())
+
+
+# How each kind is deleted (operation number); inner kinds go with their project.
+DELETE_OP = {"project": 4, "row": 9, "column": 14, "card": 17, "card_metadata": 22,
+             "plugin": 24, "plugin_data": 26}
+
+
+@dataclass
+class Ledger:
+    api: Api
+    entries: list[Entry] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def add(self, kind: str, parent: Entry | None = None, **params: str) -> Entry:
+        entry = Entry(kind, params, parent)
+        with self._lock:
+            self.entries.append(entry)
+        return entry
+
+    def forget(self, entry: Entry) -> None:
+        """The test deleted it itself."""
+        entry.deleted = True
+
+    def pending(self) -> list[Entry]:
+        """What clean-up would delete: live entries not covered by a live ancestor, newest first."""
+        return [e for e in reversed(self.entries) if not e.deleted and not _covered(e)]
+
+    def clean_up(self) -> list[str]:
+        """Delete everything pending, newest first; returns what could not be deleted."""
+        for entry in self.pending():
+            try:
+                exchange = self.api.call(DELETE_OP[entry.kind], **entry.params)
+            except ExchangeError as exc:
+                self.failures.append(f"{entry.describe()}: {str(exc).splitlines()[0]}")
+                continue
+            if 200 <= (exchange.status or 0) < 300 or exchange.status == 404:
+                entry.deleted = True
+            else:
+                self.failures.append(f"{entry.describe()}: answered {exchange.status}")
+        return self.failures
+
+
+def _covered(entry: Entry) -> bool:
+    parent = entry.parent
+    while parent is not None:
+        if not parent.deleted:
+            return True
+        parent = parent.parent
+    return False

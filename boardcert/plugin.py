@@ -1,0 +1,367 @@
+"""The boardcert pytest plugin: target options, the client, the ledger, requirement markers,
+factories, "not assessed" results and evidence on failures.
+
+Loaded by the root conftest.py. Reads top-down: options, configuration, collection, fixtures,
+reporting.
+"""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from boardcert import requirements, spec
+from boardcert.api import Api, find_named
+from boardcert.client import Client, Exchange
+from boardcert.config import NotAssessed, Profile, Target, check_base_url, env, load_profile
+from boardcert.errors import ConfigError, ExchangeError
+from boardcert.ledger import Entry, Ledger
+
+TARGET = pytest.StashKey[Target]()
+LEDGERS = pytest.StashKey[list[Ledger]]()
+LOG_START = pytest.StashKey[int]()
+EVIDENCE_SHOWN = 4  # exchanges shown with a failure
+_CLIENTS: list[Client] = []  # the session client of this process, once made
+
+
+# --- options ------------------------------------------------------------------------------
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("boardcert", "boardcert: the server under test")
+    group.addoption("--base-url", help="base URL of the server under test "
+                    "(env BOARDCERT_BASE_URL; default: start the bundled reference server)")
+    group.addoption("--api-key", help="the X-API-Key value (env BOARDCERT_API_KEY)")
+    group.addoption("--profile", help="implementation profile YAML (env BOARDCERT_PROFILE; "
+                    "default spec/profiles/reference.yaml)")
+    group.addoption("--request-timeout", type=float, default=None,
+                    help="seconds before a request times out (default 10)")
+    group.addoption("--rate-limit", type=float, default=None,
+                    help="at most this many requests per second")
+    group.addoption("--read-only", action="store_true", default=False,
+                    help="run only what changes nothing on the server")
+    group.addoption("--budget", default=None,
+                    help="schemathesis budget: quick, standard, thorough or an examples count")
+
+
+# --- configuration ------------------------------------------------------------------------
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "requirement(*ids, op=None): requirement ids checked")
+    config.addinivalue_line("markers", "read_only: changes nothing on the server")
+    for number in range(1, 29):
+        config.addinivalue_line("markers", f"op{number}: touches operation {number}")
+    for req_id in requirements.catalogue():
+        config.addinivalue_line("markers", f"{req_id}: checks requirement {req_id}")
+    try:
+        config.stash[TARGET] = resolve_target(config)
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.stash[LEDGERS] = []
+
+
+def resolve_target(config: pytest.Config) -> Target:
+    """The target from flags, then BOARDCERT_* variables; an empty base URL means the
+    bundled reference server, started when a test first needs it."""
+    option = config.option
+    base_url = option.base_url or env("BOARDCERT_BASE_URL") or ""
+    api_key = option.api_key or env("BOARDCERT_API_KEY") or ""
+    if base_url:
+        base_url = check_base_url(base_url, "--base-url" if option.base_url else
+                                  "BOARDCERT_BASE_URL")
+        if not api_key:
+            raise ConfigError("--api-key (or BOARDCERT_API_KEY) is required with --base-url")
+    profile = load_profile(option.profile or env("BOARDCERT_PROFILE"))
+    timeout = option.request_timeout or float(env("BOARDCERT_TIMEOUT") or 10)
+    if timeout <= 0:
+        raise ConfigError("--request-timeout must be a positive number of seconds")
+    if option.rate_limit is not None and option.rate_limit <= 0:
+        raise ConfigError("--rate-limit must be a positive number of requests per second")
+    return Target(base_url=base_url, api_key=api_key, profile=profile, timeout=timeout,
+                  rate_limit=option.rate_limit, read_only=option.read_only)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Clean up even when the session ends early (Ctrl-C, -x, pytest.exit)."""
+    for ledger in session.config.stash.get(LEDGERS, []):
+        ledger.clean_up()
+
+
+# --- collection ---------------------------------------------------------------------------
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    catalogue = requirements.catalogue()
+    for item in items:
+        ids, ops = requirement_ids(item), item_operations(item)
+        unknown = [i for i in ids if i not in catalogue]
+        if unknown:
+            raise pytest.UsageError(f"{item.nodeid} names unknown requirement ids {unknown}")
+        for name in [*ids, *(f"op{n}" for n in ops)]:
+            item.add_marker(name)
+        if ids:
+            item.user_properties.append(("requirements", " ".join(ids)))
+            item.user_properties.append(("operations", " ".join(map(str, ops))))
+
+
+def requirement_ids(item: pytest.Item) -> list[str]:
+    ids: list[str] = []
+    for mark in item.iter_markers("requirement"):
+        ids += [i for i in mark.args if i not in ids]
+    return ids
+
+
+def item_operations(item: pytest.Item) -> list[int]:
+    """Operations a test touches: its marker's op= if given, else its requirements'."""
+    ops: set[int] = set()
+    for mark in item.iter_markers("requirement"):
+        given = mark.kwargs.get("op")
+        if given is not None:
+            ops |= {given} if isinstance(given, int) else set(given)
+        else:
+            ops |= {n for i in mark.args
+                    for n in requirements.catalogue().get(i, _NONE).operations}
+    return sorted(ops)
+
+
+_NONE = requirements.Requirement("", "", "", "", "", "", ())
+
+
+# --- fixtures -----------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def target(request: pytest.FixtureRequest) -> Iterator[Target]:
+    """The server under test; the bundled reference server when no base URL was given."""
+    configured = request.config.stash[TARGET]
+    if configured.base_url:
+        yield configured
+        return
+    from boardcert.reference.server import start
+
+    key = secrets.token_urlsafe(24)
+    with start(api_key=key) as server:
+        configured.base_url, configured.api_key = server.base_url, key
+        yield configured
+
+
+@pytest.fixture(scope="session")
+def profile(target: Target) -> Profile:
+    return target.profile
+
+
+@pytest.fixture(scope="session")
+def client(target: Target) -> Iterator[Client]:
+    """One keep-alive client per worker; stops the run (exit 3) if the target is unreachable."""
+    client = Client(target)
+    _CLIENTS.append(client)
+    try:
+        client.request("GET", spec.operation(1).path)
+    except ExchangeError as exc:
+        client.close()
+        pytest.exit(f"target {target.base_url} cannot be reached: {exc}", returncode=3)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="session")
+def api(client: Client, profile: Profile) -> Api:
+    return Api(client, profile)
+
+
+@pytest.fixture(scope="session")
+def ledger(api: Api, request: pytest.FixtureRequest) -> Iterator[Ledger]:
+    """Everything the run creates; deleted newest first when the session ends."""
+    ledger = Ledger(api)
+    request.config.stash[LEDGERS].append(ledger)
+    yield ledger
+    ledger.clean_up()
+
+
+@pytest.fixture(scope="session")
+def organization_id(api: Api, profile: Profile) -> str:
+    """The organization to work in: from the profile, or discovered from /users/me."""
+    given = profile.data.get("organization")
+    if given and given != "discover":
+        return str(given)
+    body = api.call(1).json()
+    if not isinstance(body, dict):
+        raise NotAssessed("organization (GET /users/me did not answer an object)")
+    current = body.get("currentOrganization")
+    if isinstance(current, dict) and current.get("id") is not None:
+        return str(current["id"])
+    orgs = body.get("organizations")
+    if isinstance(orgs, list) and orgs and isinstance(orgs[0], dict) and "id" in orgs[0]:
+        return str(orgs[0]["id"])
+    raise NotAssessed("organization (not discoverable from GET /users/me; set it in the profile)")
+
+
+def unique(label: str) -> str:
+    """A name no other run or test uses."""
+    return f"bc-{label}-{uuid.uuid4().hex[:10]}"
+
+
+@dataclass
+class Made:
+    """A resource the run created: its id, name, the body that answered and its ledger entry."""
+
+    id: str
+    name: str
+    body: Any
+    entry: Entry
+    exchange: Exchange
+
+
+@pytest.fixture(scope="session")
+def row_name_property(api: Api, profile: Profile, make_project) -> str:
+    """Which of name and rowName operation 7 accepts (the profile's, or the first that works)."""
+    chosen = profile.data.get("row_name_property") or "auto"
+    if chosen != "auto":
+        return chosen
+    project = make_project()
+    for prop in ("name", "rowName"):
+        exchange = api.call(7, projectId=project.id, json={prop: unique("probe")})
+        if exchange.status == 200:
+            return prop
+    raise NotAssessed("row_name_property (op 7 accepted neither name nor rowName)")
+
+
+def _created(exchange: Exchange, what: str, number: int) -> Any:
+    if exchange.status != 200:
+        raise AssertionError(f"could not create a {what} for the test (op {number} answered "
+                             f"{exchange.status}, expected 200)\n{exchange.evidence()}")
+    return exchange.json()
+
+
+@pytest.fixture(scope="session")
+def make_project(api: Api, ledger: Ledger, organization_id: str) -> Callable[..., Made]:
+    def make(name: str | None = None) -> Made:
+        name = name or unique("project")
+        exchange = api.call(2, organizationId=organization_id,
+                            json=api.body("create_project", name=name))
+        body = _created(exchange, "project", 2)
+        if not isinstance(body, dict) or "id" not in body:
+            raise AssertionError(f"op 2 answered no top-level id\n{exchange.evidence()}")
+        entry = ledger.add("project", projectId=str(body["id"]))
+        return Made(str(body["id"]), name, body, entry, exchange)
+    return make
+
+
+@pytest.fixture(scope="session")
+def make_row(api: Api, ledger: Ledger, row_name_property: str) -> Callable[..., Made]:
+    def make(project: Made, name: str | None = None) -> Made:
+        name = name or unique("row")
+        exchange = api.call(7, projectId=project.id, json={row_name_property: name})
+        body = _created(exchange, "row", 7)
+        row_id = find_named(body.get("rows") if isinstance(body, dict) else body, name)
+        if row_id is None:
+            raise NotAssessed("row id (the created row is not found by name in the Project)")
+        entry = ledger.add("row", project.entry, projectId=project.id, rowId=row_id)
+        return Made(row_id, name, body, entry, exchange)
+    return make
+
+
+@pytest.fixture(scope="session")
+def make_column(api: Api, ledger: Ledger) -> Callable[..., Made]:
+    def make(project: Made, row: Made, name: str | None = None) -> Made:
+        name = name or unique("column")
+        exchange = api.call(11, projectId=project.id, rowId=row.id,
+                            json=api.body("create_column", name=name))
+        body = _created(exchange, "column", 11)
+        column_id = find_named(body.get("rows") if isinstance(body, dict) else body, name)
+        if column_id is None:
+            raise NotAssessed("column id (the created column is not found by name in the Project)")
+        entry = ledger.add("column", project.entry, projectId=project.id, columnId=column_id)
+        return Made(column_id, name, body, entry, exchange)
+    return make
+
+
+@pytest.fixture(scope="session")
+def make_card(api: Api, ledger: Ledger) -> Callable[..., Made]:
+    def make(project: Made, column: Made, name: str | None = None) -> Made:
+        name = name or unique("card")
+        exchange = api.call(15, projectId=project.id, columnId=column.id,
+                            json=api.body("create_card", name=name))
+        body = _created(exchange, "card", 15)
+        if not isinstance(body, dict) or "id" not in body:
+            raise AssertionError(f"op 15 answered no card id\n{exchange.evidence()}")
+        entry = ledger.add("card", project.entry, projectId=project.id, cardId=str(body["id"]))
+        return Made(str(body["id"]), name, body, entry, exchange)
+    return make
+
+
+@dataclass
+class Board:
+    """A project with one row, two columns and three cards in the first column."""
+
+    project: Made
+    row: Made
+    columns: list[Made]
+    cards: list[Made]
+
+
+@pytest.fixture(scope="session")
+def board(make_project, make_row, make_column, make_card) -> Board:
+    """Shared set-up for tests that only read: never change it in a test."""
+    project = make_project()
+    row = make_row(project)
+    columns = [make_column(project, row), make_column(project, row)]
+    cards = [make_card(project, columns[0]) for _ in range(3)]
+    return Board(project, row, columns, cards)
+
+
+@pytest.fixture
+def fresh_board(make_project, make_row, make_column, make_card) -> Board:
+    """A board of the test's own, to change."""
+    project = make_project()
+    row = make_row(project)
+    columns = [make_column(project, row), make_column(project, row)]
+    cards = [make_card(project, columns[0]) for _ in range(3)]
+    return Board(project, row, columns, cards)
+
+
+@pytest.fixture
+def observe(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
+    """Record an observation (INFO) for the report: observe("ROW-NAME-PROPERTY-CHOICE", text)."""
+    def record(requirement: str, text: str) -> None:
+        if requirement not in requirements.catalogue():
+            raise ValueError(f"unknown requirement {requirement}")
+        request.node.user_properties.append(("observation", f"{requirement}: {text}"))
+    return record
+
+
+@pytest.fixture(autouse=True)
+def _read_only_guard(request: pytest.FixtureRequest) -> None:
+    target = request.config.stash[TARGET]
+    if target.read_only and request.node.get_closest_marker("read_only") is None \
+            and requirement_ids(request.node):
+        pytest.skip("not assessed: --read-only (this test changes the server)")
+
+
+# --- reporting ----------------------------------------------------------------------------
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    report = yield
+    if call.excinfo is not None and call.excinfo.errisinstance(NotAssessed):
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0, str(call.excinfo.value))
+    elif report.failed:
+        exchanges = _exchanges_of(item)
+        if exchanges:
+            shown = "\n\n".join(e.evidence() for e in exchanges[-EVIDENCE_SHOWN:])
+            report.sections.append(("boardcert: last exchanges", shown))
+            report.user_properties.append(("evidence", shown))
+    return report
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[LOG_START] = len(_CLIENTS[-1].log) if _CLIENTS else 0
+
+
+def _exchanges_of(item: pytest.Item) -> list[Exchange]:
+    if not _CLIENTS:
+        return []
+    return _CLIENTS[-1].log[item.stash.get(LOG_START, 0):]

@@ -1,0 +1,52 @@
+"""The requirement catalogue (spec/requirements.yaml), read once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+import yaml
+
+from boardcert.paths import REQUIREMENTS
+
+LEVELS = ("MUST", "SHOULD", "INFO")
+
+
+@dataclass(frozen=True)
+class Requirement:
+    id: str
+    level: str
+    title: str
+    text: str
+    section: str
+    quote: str
+    operations: tuple[int, ...]
+    change: str | None = None
+
+
+@cache
+def catalogue() -> dict[str, Requirement]:
+    with REQUIREMENTS.open(encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    found: dict[str, Requirement] = {}
+    for item in data["requirements"]:
+        source = item.get("source") or {}
+        req = Requirement(
+            id=item["id"],
+            level=item["level"],
+            title=item["title"],
+            text=item["text"],
+            section=str(source.get("section", "")),
+            quote=source.get("quote", ""),
+            operations=tuple(item.get("operations", ())),
+            change=str(item["change"]) if item.get("change") else None,
+        )
+        if req.id in found:
+            raise ValueError(f"duplicate requirement id {req.id} in {REQUIREMENTS}")
+        found[req.id] = req
+    return found
+
+
+def changes() -> dict[str, str]:
+    with REQUIREMENTS.open(encoding="utf-8") as fh:
+        return {str(k): v for k, v in yaml.safe_load(fh).get("changes", {}).items()}

@@ -1,0 +1,70 @@
+"""The requirement catalogue: well formed, complete over the 28 operations, and grounded in
+the words of the interface."""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from boardcert import requirements
+from boardcert.paths import REQUIREMENTS, SPEC
+
+INTERFACE = re.sub(r"\s+", " ", (SPEC / "interface.md").read_text(encoding="utf-8"))
+
+
+def raw() -> list[dict]:
+    return yaml.safe_load(REQUIREMENTS.read_text(encoding="utf-8"))["requirements"]
+
+
+def test_ids_are_unique_and_readable():
+    """Every id appears once and is upper-case words joined by hyphens."""
+    ids = [r["id"] for r in raw()]
+    assert len(ids) == len(set(ids))
+    assert all(re.fullmatch(r"[A-Z0-9]+(-[A-Z0-9]+)+", i) for i in ids), ids
+
+
+def test_every_operation_is_named():
+    """Each of the 28 operations is named by some requirement."""
+    named = {n for r in requirements.catalogue().values() for n in r.operations}
+    assert named == set(range(1, 29))
+
+
+def test_levels_and_fields():
+    """Every requirement has a level, a title, a text and operations in 1..28."""
+    for req in requirements.catalogue().values():
+        assert req.level in requirements.LEVELS, req.id
+        assert req.title and req.text, req.id
+        assert req.operations and set(req.operations) <= set(range(1, 29)), req.id
+
+
+def test_every_must_cites_a_section():
+    """A MUST rests on a section of the interface and quotes its words."""
+    for req in requirements.catalogue().values():
+        if req.level == "MUST":
+            assert req.section, req.id
+            assert req.quote, req.id
+
+
+def test_quotes_are_the_interfaces_words():
+    """Each quote (parts split at '...') occurs in the interface document."""
+    for req in requirements.catalogue().values():
+        for part in req.quote.split("..."):
+            part = re.sub(r"\s+", " ", part.strip())
+            assert part in INTERFACE, f"{req.id}: {part!r} is not in spec/interface.md"
+
+
+def test_changes_are_declared():
+    """A requirement's change names a dated entry declared in the catalogue."""
+    declared = requirements.changes()
+    for req in requirements.catalogue().values():
+        assert req.change is None or req.change in declared, req.id
+    assert {"2024-05-19", "2024-06-18"} <= set(declared)
+
+
+def test_vendored_interface_matches_shared_copy():
+    """spec/interface.md is the interface document, unchanged (when shared/ is beside us)."""
+    shared = SPEC.parent.parent / "shared" / "interface.md"
+    if shared.exists():
+        assert shared.read_text(encoding="utf-8") == (SPEC / "interface.md").read_text(
+            encoding="utf-8")

@@ -1,0 +1,61 @@
+"""Assertions of the suites, each failing with the requirement, what was expected, what came
+back, and the evidence (request, response, curl line with the key as ***)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from boardcert import checks
+from boardcert.client import Exchange
+
+
+def fail(requirement: str, expected: str, exchange: Exchange | None = None, got: str = "") -> None:
+    message = f"[{requirement}] expected {expected}"
+    if got or exchange is not None:
+        message += f"; got {got or _status(exchange)}"
+    if exchange is not None:
+        message += f"\n{exchange.evidence()}"
+    raise AssertionError(message)
+
+
+def _status(exchange: Exchange | None) -> str:
+    return "no response" if exchange is None else f"status {exchange.status}"
+
+
+def success(exchange: Exchange, number: int, requirement: str = "SUCCESS-STATUS-200") -> Any:
+    """Operation `number` answered 200 with JSON; returns the body (checks not applied)."""
+    if exchange.status != 200:
+        fail(requirement, f"status 200 from operation {number}", exchange)
+    if "json" not in exchange.content_type.lower() and exchange.content:
+        fail("JSON-RESPONSES", "a JSON content type", exchange,
+             got=f"content type {exchange.content_type or 'none'}")
+    return exchange.json() if exchange.content else None
+
+
+def shaped(exchange: Exchange, number: int, requirement: str | None = None,
+           status_requirement: str = "SUCCESS-STATUS-200") -> Any:
+    """Like `success`, then every check of the operation's response (or of one requirement)."""
+    body = success(exchange, number, status_requirement)
+    checks.assert_ok(number, body, exchange.evidence(), requirement)
+    return body
+
+
+def rejected(exchange: Exchange, requirement: str, what: str) -> None:
+    """The server rejected `what` with a 4xx (any 4xx: the interface names no error status)."""
+    status = exchange.status or 0
+    if status >= 500:
+        fail(requirement, f"a 4xx for {what}", exchange,
+             got=f"status {status} (a server error; NO-SERVER-ERROR too)")
+    if not 400 <= status < 500:
+        fail(requirement, f"a 4xx for {what}", exchange)
+
+
+def equal(requirement: str, what: str, expected: Any, actual: Any,
+          exchange: Exchange | None = None) -> None:
+    if expected != actual:
+        fail(requirement, f"{what} to be {_short(expected)}", exchange, got=_short(actual))
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 200 else f"{text[:200]}…({len(text)} characters)"

@@ -1,0 +1,143 @@
+"""Running the reference server: in this process (`serve`) or in a child process (`start`)."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import IO
+
+import httpx
+import uvicorn
+
+from boardcert.reference.app import create_app
+
+API_KEY_ENV = "BOARDCERT_REFERENCE_API_KEY"
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the directory holding boardcert/
+_STOP_GRACE_SECONDS = 5.0
+
+
+def serve(host: str = "127.0.0.1", port: int = 8080, api_key: str | None = None) -> None:
+    """Serve until interrupted; without a key, take it from the environment or make one."""
+    if api_key is None:
+        api_key = os.environ.get(API_KEY_ENV)
+    if not api_key:
+        api_key = secrets.token_urlsafe(24)
+        print(f"API key: {api_key}", flush=True)
+    uvicorn.run(
+        create_app(api_key),
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=2,
+    )
+
+
+class RunningServer:
+    """A reference server in a child process; `stop()` (or leaving the `with`) ends it."""
+
+    def __init__(self, process: subprocess.Popen[bytes], base_url: str, stderr: IO[bytes]) -> None:
+        self._process = process
+        self._stderr = stderr
+        self.base_url = base_url
+        self.pid = process.pid
+
+    def stop(self) -> None:
+        """Send SIGTERM, kill after a grace period, and wait for the child to end."""
+        if self._process.poll() is None:
+            self._process.send_signal(signal.SIGTERM)
+            try:
+                self._process.wait(timeout=_STOP_GRACE_SECONDS)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+        self._stderr.close()
+
+    def stderr_text(self) -> str:
+        """What the child wrote on stderr so far."""
+        if self._stderr.closed:
+            return ""
+        self._stderr.seek(0)
+        return self._stderr.read().decode("utf-8", "replace")
+
+    def __enter__(self) -> RunningServer:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"<RunningServer pid={self.pid} {self.base_url}>"
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port that nothing listens on right now."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+def start(
+    api_key: str, host: str = "127.0.0.1", port: int | None = None, timeout: float = 10.0
+) -> RunningServer:
+    """Start the server in a child process and return once it answers with this key."""
+    if not api_key:
+        raise ValueError("the API key must not be empty")
+    port = free_port(host) if port is None else port
+    env = dict(os.environ)
+    env[API_KEY_ENV] = api_key  # never on argv, where other users can read it
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_PACKAGE_ROOT), env.get("PYTHONPATH")]))
+    command = [sys.executable, "-m", "boardcert.reference", "--host", host, "--port", str(port)]
+    stderr = tempfile.TemporaryFile()  # noqa: SIM115 - the RunningServer owns and closes it
+    process = subprocess.Popen(
+        command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr
+    )
+    server = RunningServer(process, f"http://{_url_host(host)}:{port}", stderr)
+    try:
+        _wait_until_up(server, process, api_key, timeout)
+    except BaseException:
+        server.stop()
+        raise
+    return server
+
+
+def _url_host(host: str) -> str:
+    return f"[{host}]" if ":" in host else host
+
+
+def _wait_until_up(
+    server: RunningServer, process: subprocess.Popen[bytes], api_key: str, timeout: float
+) -> None:
+    deadline = time.monotonic() + timeout
+    with httpx.Client(base_url=server.base_url, headers={"X-API-Key": api_key}) as client:
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(
+                    f"the reference server exited with status {process.returncode} "
+                    f"before answering on {server.base_url}:\n{server.stderr_text()}"
+                )
+            try:
+                if client.get("/users/me", timeout=1.0).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"the reference server did not answer on {server.base_url} within "
+                    f"{timeout} s:\n{server.stderr_text()}"
+                )
+            time.sleep(0.05)

@@ -1,0 +1,269 @@
+"""Regression runs and run diffs on synthetic compliance reports: what got worse fails, what
+improved is listed, a known failure that passes now is flagged as stale."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from boardcert import baseline, requirements, spec
+
+STARTED = "2026-11-22T12:00:00Z"
+
+
+def synthetic_report(failed: tuple[str, ...] = (), not_assessed: tuple[str, ...] = (),
+                     started: str = STARTED) -> dict:
+    """A compliance report shaped as spec/compliance.schema.json describes: every requirement
+    passed but those named; operations follow their failed requirements."""
+    reqs = []
+    for req in requirements.catalogue().values():
+        status = "failed" if req.id in failed else \
+            "not assessed" if req.id in not_assessed else "passed"
+        node = f"suites/test_x.py::test_{req.id.lower().replace('-', '_')}"
+        reqs.append({
+            "id": req.id, "level": req.level, "title": req.title, "text": req.text,
+            "section": req.section, "quote": req.quote, "operations": list(req.operations),
+            "status": status, "message": None if status == "passed" else f"{req.id} {status}",
+            "tests": [] if status == "not assessed" else [{"nodeid": node, "outcome": status}],
+            "failures": [{"test": node, "message": "no"}] if status == "failed" else [],
+        })
+    levels = {}
+    for level in (*requirements.LEVELS, "all"):
+        mine = [r for r in reqs if level in ("all", r["level"])]
+        levels[level] = {s: sum(r["status"] == s for r in mine)
+                         for s in ("passed", "failed", "not assessed")} | {"total": len(mine)}
+    ops = []
+    for op in spec.operations().values():
+        bad = sorted(r["id"] for r in reqs if r["status"] == "failed" and r["level"] != "INFO"
+                     and op.number in r["operations"])
+        ops.append({"number": op.number, "method": op.method, "path": op.path,
+                    "operationId": op.operation_id, "auth_required": op.auth_required,
+                    "status": "failed" if bad else "passed", "failed_requirements": bad,
+                    "outcomes": {"passed": 1, "failed": 0, "error": 0, "skipped": 0},
+                    "tests": []})
+    tests = [{"nodeid": t["nodeid"], "outcome": t["outcome"], "requirements": [r["id"]],
+              "operations": r["operations"],
+              "failed_requirements": [r["id"]] if r["status"] == "failed" else [],
+              "duration_seconds": 0.1, "message": r["message"], "evidence": None}
+             for r in reqs for t in r["tests"]]
+    verdict, reason = _decide(levels)
+    return {
+        "format": "boardcert-compliance/1",
+        "suite": {"name": "boardcert", "version": "0.1.0"},
+        "interface_version": "0.0.1",
+        "target": {"base_url": "http://127.0.0.1:8080", "reference_server": False},
+        "profile": {"name": "reference", "path": None, "content": {}},
+        "started": started, "finished": started.replace("12:00:00", "12:00:42"),
+        "duration_seconds": 42.0, "verdict": verdict, "verdict_reason": reason,
+        "counts": {"requirements": levels,
+                   "operations": {s: sum(o["status"] == s for o in ops)
+                                  for s in ("passed", "failed", "not assessed")},
+                   "tests": {"passed": len(tests), "failed": 0, "error": 0, "skipped": 0,
+                             "total": len(tests)},
+                   "observations": 0},
+        "requirements": reqs, "operations": ops, "observations": [], "tests": tests,
+        "collection_errors": [],
+    }
+
+
+def _decide(levels: dict) -> tuple[str, str]:
+    """The verdict of the conformance policy, section 4."""
+    if levels["MUST"]["failed"]:
+        return "non-conformant", "a MUST requirement failed"
+    if levels["MUST"]["not assessed"]:
+        return "incomplete", "a MUST requirement was not assessed"
+    if levels["SHOULD"]["failed"]:
+        return "conformant with warnings", "a SHOULD requirement failed"
+    return "conformant", "all MUST and SHOULD requirements that were assessed passed"
+
+
+def write(report: dict, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report), encoding="utf-8")
+    return path
+
+
+# --- loading -----------------------------------------------------------------------------
+
+def test_load_reads_a_file_a_directory_or_a_bundle(tmp_path):
+    """A baseline may be compliance.json, its report directory or a certification.zip."""
+    import zipfile
+
+    written = write(synthetic_report(), tmp_path / "run" / "compliance.json")
+    with zipfile.ZipFile(tmp_path / "certification.zip", "w") as bundle:
+        bundle.writestr("compliance.json", written.read_text(encoding="utf-8"))
+    for path in (written, written.parent, tmp_path / "certification.zip"):
+        assert baseline.load(path)["verdict"] == "conformant"
+
+
+@pytest.mark.parametrize(("content", "words"), [
+    ("not json", "not a JSON compliance report"),
+    ("[]", "not a JSON object"),
+    ('{"verdict": "conformant", "requirements": [{"id": "X"}]}', "no requirements with"),
+])
+def test_load_rejects_what_is_not_a_report(tmp_path, content, words):
+    path = tmp_path / "compliance.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(baseline.BaselineError, match=words):
+        baseline.load(path)
+
+
+def test_load_of_a_missing_file_says_so(tmp_path):
+    with pytest.raises(baseline.BaselineError, match="cannot read it"):
+        baseline.load(tmp_path / "nowhere")
+
+
+def test_known_failures_file_ids_and_reasons(tmp_path):
+    """One id a line, # for comments; the comment is the reason."""
+    path = tmp_path / "known.txt"
+    path.write_text("# our list\nCARD-NAME-MAX-ASTRAL   # UTF-16, fixed in 2.4\n\n"
+                    "PROJECT-DELETE\n", encoding="utf-8")
+    assert baseline.read_known_failures(path) == {
+        "CARD-NAME-MAX-ASTRAL": "UTF-16, fixed in 2.4", "PROJECT-DELETE": ""}
+
+
+@pytest.mark.parametrize("line", ["CARD-NAME-MAX-ASTRL", "CARD-RENAME PROJECT-DELETE"])
+def test_known_failures_file_rejects_unknown_ids(tmp_path, line):
+    """A typo in the list is an error, so that it cannot hide a failure."""
+    path = tmp_path / "known.txt"
+    path.write_text(f"{line}\n", encoding="utf-8")
+    with pytest.raises(baseline.BaselineError, match=r"known.txt:1: .* is not a requirement"):
+        baseline.read_known_failures(path)
+
+
+# --- comparing with a baseline -----------------------------------------------------------
+
+def ids(changes: list[baseline.Change]) -> list[str]:
+    return [c.id for c in changes]
+
+
+def test_passed_to_failed_or_not_assessed_is_worse():
+    """A regression: what passed in the baseline fails or is not assessed now."""
+    before = synthetic_report()
+    now = synthetic_report(failed=("CARD-RENAME",), not_assessed=("PROJECT-DELETE",))
+    found = baseline.compare(now, before, baseline_name="old.json")
+    assert found.regressed
+    assert ids(found.worse) == ["PROJECT-DELETE", "CARD-RENAME"]
+    assert (found.worse[1].before, found.worse[1].now) == ("passed", "failed")
+
+
+def test_known_failures_of_the_baseline_do_not_fail_the_run():
+    """A non-conformant run whose failures were already failing is no regression."""
+    before = synthetic_report(failed=("CARD-NAME-MAX-REJECTED",))
+    now = synthetic_report(failed=("CARD-NAME-MAX-REJECTED",))
+    found = baseline.compare(now, before, baseline_name="old.json")
+    assert not found.regressed
+    assert ids(found.known_failing) == ["CARD-NAME-MAX-REJECTED"]
+
+
+def test_a_new_failure_of_a_requirement_not_assessed_before_is_worse():
+    before = synthetic_report(not_assessed=("PLUGIN-DATA-DELETE",))
+    now = synthetic_report(failed=("PLUGIN-DATA-DELETE",))
+    assert ids(baseline.compare(now, before).worse) == ["PLUGIN-DATA-DELETE"]
+
+
+def test_a_requirement_new_since_the_baseline_fails_only_when_failed():
+    before = synthetic_report()
+    before["requirements"] = [r for r in before["requirements"]
+                              if r["id"] not in ("CARD-ALIAS", "CARD-RENAME")]
+    now = synthetic_report(failed=("CARD-ALIAS",), not_assessed=("CARD-RENAME",))
+    found = baseline.compare(now, before)
+    assert ids(found.worse) == ["CARD-ALIAS"]
+    assert found.worse[0].before is None
+
+
+def test_improvements_are_listed_and_a_fixed_baseline_failure_is_stale():
+    """Failed or not assessed before, passed now: improved; a fixed baseline failure is also
+    flagged, so the baseline gets refreshed."""
+    before = synthetic_report(failed=("CARD-RENAME",), not_assessed=("PROJECT-DELETE",))
+    found = baseline.compare(synthetic_report(), before, baseline_name="old.json")
+    assert not found.regressed
+    assert ids(found.improved) == ["PROJECT-DELETE", "CARD-RENAME"]
+    assert ids(found.stale) == ["CARD-RENAME"]
+    assert found.stale[0].listed_in == "old.json"
+
+
+def test_stale_entry_of_a_known_failures_list_is_flagged():
+    """A listed known failure that passes now is flagged as stale, naming the list."""
+    now = synthetic_report(failed=("CARD-NAME-MAX-ASTRAL",))
+    known = {"CARD-NAME-MAX-ASTRAL": "", "PROJECT-DELETE": "flaky delete"}
+    found = baseline.compare(now, None, known, known_name="known.txt")
+    assert not found.regressed
+    assert ids(found.stale) == ["PROJECT-DELETE"]
+    assert found.stale[0].listed_in == "known.txt"
+    text = baseline.render_comparison(found)
+    assert "PROJECT-DELETE (SHOULD): new -> passed, yet a known failure in known.txt" in text
+
+
+def test_without_a_baseline_an_unlisted_failure_is_worse():
+    """With only a known-failures list every unlisted requirement is expected to pass."""
+    now = synthetic_report(failed=("CARD-NAME-MAX-ASTRAL", "CARD-RENAME"),
+                           not_assessed=("SUCCESS-STATUS-200",))
+    found = baseline.compare(now, None, {"CARD-NAME-MAX-ASTRAL": ""}, known_name="k.txt")
+    assert ids(found.worse) == ["SUCCESS-STATUS-200", "CARD-RENAME"]
+
+
+def test_info_requirements_are_never_worse():
+    before = synthetic_report()
+    now = synthetic_report(not_assessed=("ID-FORMAT",))
+    assert baseline.compare(now, before).worse == []
+
+
+def test_comparison_as_the_baseline_part_of_the_report():
+    before = synthetic_report(failed=("CARD-RENAME",))
+    now = synthetic_report(failed=("PROJECT-RENAME",))
+    part = baseline.compare(now, before, baseline_name="old.json").as_dict()
+    assert part["regressed"] is True
+    assert part["verdict"] == "conformant with warnings"
+    assert part["worse"] == [{"id": "PROJECT-RENAME", "level": "SHOULD", "before": "passed",
+                              "now": "failed"}]
+    assert [c["id"] for c in part["improved"]] == ["CARD-RENAME"]
+    assert json.loads(json.dumps(part)) == part
+
+
+def test_render_comparison_lists_each_kind():
+    before = synthetic_report(failed=("CARD-RENAME",))
+    now = synthetic_report(failed=("PROJECT-RENAME",))
+    text = baseline.render_comparison(baseline.compare(now, before, baseline_name="old.json"))
+    assert text.splitlines()[0].startswith("compared with the baseline old.json "
+                                           "(conformant with warnings, 2026-11-22T12:00:00Z)")
+    assert "  worse (1):\n    PROJECT-RENAME (SHOULD): passed -> failed" in text
+    assert "  improved (1):\n    CARD-RENAME (SHOULD): failed -> passed" in text
+
+
+# --- diff --------------------------------------------------------------------------------
+
+def test_diff_shows_requirements_operations_and_verdict():
+    a = synthetic_report(failed=("CARD-NAME-MAX-REJECTED",))
+    b = synthetic_report(failed=("ROWS-PROPERTY-REQUIRED",), started="2026-11-23T12:00:00Z")
+    found = baseline.diff(a, b)
+    assert [(c.id, c.before, c.now) for c in found.requirements] == [
+        ("ROWS-PROPERTY-REQUIRED", "passed", "failed"),
+        ("CARD-NAME-MAX-REJECTED", "failed", "passed")]
+    assert [(n, was, now) for n, _, was, now in found.operations] == [
+        (6, "passed", "failed"), (16, "failed", "passed")]
+    text = baseline.render_diff(found, "old", "new")
+    assert "verdict: non-conformant (unchanged)" in text
+    assert "  worse   ROWS-PROPERTY-REQUIRED (MUST): passed -> failed" in text
+    assert "  better  CARD-NAME-MAX-REJECTED (MUST): failed -> passed" in text
+    assert "  op  6 GET /projects/{projectId}/rows: passed -> failed" in text
+    assert "B: new: non-conformant, http://127.0.0.1:8080, started 2026-11-23T12:00:00Z" in text
+
+
+def test_diff_of_a_verdict_change_and_of_identical_runs():
+    a, b = synthetic_report(failed=("CARD-RENAME",)), synthetic_report()
+    text = baseline.render_diff(baseline.diff(a, b))
+    assert "verdict: conformant with warnings -> conformant" in text
+    assert "SHOULD passed: 26/27 -> 27/27" in text
+    same = baseline.render_diff(baseline.diff(b, b))
+    assert "requirements changed: 0" in same and "operations changed: 0" in same
+
+
+def test_diff_names_requirements_that_came_or_went():
+    a = synthetic_report()
+    b = synthetic_report()
+    b["requirements"] = [r for r in b["requirements"] if r["id"] != "CARD-ALIAS"]
+    text = baseline.render_diff(baseline.diff(a, b))
+    assert "  changed CARD-ALIAS (SHOULD): passed -> absent" in text

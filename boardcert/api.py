@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 from boardcert import spec
 from boardcert.client import DEFAULT, Client, Exchange
-from boardcert.config import NotAssessed, Profile
+from boardcert.config import NotAssessed, Profile, fill
 
 
 class Api:
@@ -24,13 +24,18 @@ class Api:
 
     def call(self, number: int, *, json: Any = None, content: bytes | str | None = None,
              params: dict[str, str] | None = None, headers: dict[str, str] | None = None,
-             key: Any = DEFAULT, **path: str) -> Exchange:
+             key: Any = DEFAULT, path_params: dict[str, str] | None = None,
+             **path: str) -> Exchange:
+        """`key` is the X-API-Key (DEFAULT, None or a value); a path parameter named `key`
+        (ops 22, 25-27) goes in `path_params`."""
         op = spec.operation(number)
+        path = {**(path_params or {}), **path}
         return self.client.request(op.method, self.path(number, **path), json=json,
                                    content=content, params=params, headers=headers, key=key)
 
-    def body(self, name: str, **values: Any) -> dict[str, Any]:
-        return self.profile.body(name, **values)
+    def body(self, body_name: str, /, **values: Any) -> dict[str, Any]:
+        """The profile's `bodies.<body_name>` filled from `values` (which may hold `name`)."""
+        return fill(self.profile.get(f"bodies.{body_name}"), values, f"bodies.{body_name}")
 
     def plugin_data_location(self, entity_id: str) -> tuple[dict[str, str], dict[str, str]]:
         """(query params, headers) that carry entityId for op 27, as the profile places it."""

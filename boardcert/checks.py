@@ -56,7 +56,10 @@ def response_schema(number: int) -> str | None:
     """The component schema name of an operation's 200 response, if the interface shows one."""
     op = spec.operation(number)
     item = spec.document()["paths"][op.path][op.method.lower()]
-    content = item["responses"].get("200", {}).get("content", {})
+    response = item["responses"].get("200", {})
+    if "$ref" in response:  # a shared response of components/responses
+        response = spec.document()["components"]["responses"][response["$ref"].rsplit("/", 1)[-1]]
+    content = response.get("content", {})
     ref = content.get("application/json", {}).get("schema", {}).get("$ref", "")
     return ref.rsplit("/", 1)[-1] if ref else None
 

@@ -52,7 +52,7 @@ class Ledger:
         """Delete everything pending, newest first; returns what could not be deleted."""
         for entry in self.pending():
             try:
-                exchange = self.api.call(DELETE_OP[entry.kind], **entry.params)
+                exchange = self.api.call(DELETE_OP[entry.kind], path_params=entry.params)
             except ExchangeError as exc:
                 self.failures.append(f"{entry.describe()}: {str(exc).splitlines()[0]}")
                 continue

@@ -177,7 +177,10 @@ def ledger(api: Api, request: pytest.FixtureRequest) -> Iterator[Ledger]:
     ledger = Ledger(api)
     request.config.stash[LEDGERS].append(ledger)
     yield ledger
-    ledger.clean_up()
+    try:
+        ledger.clean_up()
+    finally:  # done while the client is open; pytest_sessionfinish covers runs cut short
+        request.config.stash[LEDGERS].remove(ledger)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,240 @@
+"""Cards (ops 15-20): the Card record, create, rename, delete, move, move by metadata, alias."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from boardcert import checks, expect
+from boardcert.api import ids_in_order
+from boardcert.client import Exchange
+from boardcert.config import NotAssessed
+from boardcert.plugin import Board, unique
+
+CARD_OPS = (15, 16, 17, 18, 19, 20)
+
+
+def _values(board: Board, **extra: Any) -> dict[str, Any]:
+    """The placeholders a profile body may use, for this board."""
+    return {
+        "project_id": board.project.id, "row_id": board.row.id,
+        "column_id": board.columns[0].id, "other_column_id": board.columns[1].id,
+        "card_id": board.cards[0].id, "card_ids": [board.cards[0].id], "name": unique("card"),
+        "alias": unique("alias"), "key": unique("key"), "value": unique("value"),
+    } | extra
+
+
+def _move(api, board: Board, number: int, moved: str, anchor: dict[str, str]) -> Exchange:
+    """Op 18 (by ids) or op 19 (by metadata given to the card first) with an ordering property."""
+    if number == 18:
+        body = api.body("move_cards", **_values(board, card_id=moved, card_ids=[moved]))
+    else:
+        key, value = unique("key"), unique("value")
+        added = api.call(21, projectId=board.project.id, cardId=moved,
+                         json=api.body("add_card_metadata", **_values(
+                             board, card_id=moved, key=key, value=value)))
+        if added.status != 200:
+            raise NotAssessed(f"card metadata for op 19 (op 21 answered {added.status})")
+        body = api.body("move_cards_by_metadata", **_values(board, card_id=moved, key=key,
+                                                             value=value))
+    return api.call(number, projectId=board.project.id, json=body | anchor)
+
+
+def _card_call(number: int) -> Callable[[Any, Board], Exchange]:
+    def call(api, board: Board) -> Exchange:
+        project, card = board.project.id, board.cards[0].id
+        if number == 15:
+            return api.call(15, projectId=project, columnId=board.columns[0].id,
+                            json=api.body("create_card", **_values(board)))
+        if number == 16:
+            return api.call(16, projectId=project, cardId=card, json={"name": unique("card")})
+        if number == 17:
+            return api.call(17, projectId=project, cardId=card)
+        if number == 20:
+            return api.call(20, projectId=project, cardId=card,
+                            json=api.body("alias_card", **_values(board)))
+        return _move(api, board, number, card, {"afterCardId": board.cards[2].id})
+    return call
+
+
+@pytest.fixture(scope="module")
+def _answers() -> dict[int, Exchange]:
+    return {}
+
+
+@pytest.fixture
+def answer(number: int, _answers: dict[int, Exchange], api,
+                new_board: Callable[[], Board]) -> Exchange:
+    """The answer of Card-returning op `number`, called once (in set-up) on a board of its own
+    and shared by the tests that only read it."""
+    if number not in _answers:
+        _answers[number] = _card_call(number)(api, new_board())
+    exchange = _answers[number]
+    if exchange.status != 200:
+        raise NotAssessed(f"the Card of op {number} (it answered {exchange.status}; "
+                          "see OPERATION-IMPLEMENTED)")
+    return exchange
+
+
+@pytest.fixture(scope="module")
+def new_board(make_project, make_row, make_column, make_card) -> Callable[[], Board]:
+    def make() -> Board:
+        project = make_project()
+        row = make_row(project)
+        columns = [make_column(project, row), make_column(project, row)]
+        return Board(project, row, columns, [make_card(project, columns[0]) for _ in range(3)])
+    return make
+
+
+def _per_operation(requirement: str) -> list[Any]:
+    return [pytest.param(n, marks=pytest.mark.requirement(requirement, op=n), id=f"op{n}")
+            for n in CARD_OPS]
+
+
+@pytest.mark.parametrize("number", _per_operation("CARD-FIELD-TYPES"))
+def test_card_fields_have_the_stated_types(number, answer):
+    """id, name, url, createdFlair are strings; columns {id, name}; metadata {id, value}."""
+    checks.assert_ok(number, answer.json(), answer.evidence(), "CARD-FIELD-TYPES")
+
+
+@pytest.mark.parametrize("number", _per_operation("CARD-URL-FLAIR"))
+def test_card_carries_url_and_created_flair(number, answer):
+    """Card-returning responses have the properties createdFlair and url."""
+    checks.assert_ok(number, answer.json(), answer.evidence(), "CARD-URL-FLAIR")
+
+
+@pytest.mark.read_only
+@pytest.mark.requirement("CARD-CREATE")
+def test_created_card_is_placed_in_its_column(board):
+    """A card created by op 15 has its name and lists the column it was created in."""
+    card, column = board.cards[0], board.columns[0]
+    body = card.body
+    expect.equal("CARD-CREATE", "the card's name", card.name, body.get("name"), card.exchange)
+    columns = body.get("columns")
+    ids = [str(c.get("id")) for c in columns if isinstance(c, dict)] \
+        if isinstance(columns, list) else []
+    if column.id not in ids:
+        expect.fail("CARD-CREATE", f"column {column.id} among the card's columns",
+                    card.exchange, got=f"columns {columns!r}")
+
+
+@pytest.mark.requirement("CARD-RENAME")
+def test_rename_renames_the_card(api, fresh_board):
+    """Op 16 answers the Card with the new name."""
+    card, new = fresh_board.cards[0], unique("renamed")
+    exchange = api.call(16, projectId=fresh_board.project.id, cardId=card.id,
+                        json={"name": new})
+    body = expect.success(exchange, 16, "CARD-RENAME")
+    expect.equal("CARD-RENAME", "the name op 16 answers", new, _get(body, "name"), exchange)
+
+
+@pytest.mark.requirement("CARD-DELETE-RETURNS-CARD")
+def test_card_delete_answers_the_card(api, fresh_board):
+    """Op 17 answers 200 with the Card it deleted."""
+    card = fresh_board.cards[0]
+    exchange = api.call(17, projectId=fresh_board.project.id, cardId=card.id)
+    body = expect.success(exchange, 17, "CARD-DELETE-RETURNS-CARD")
+    _is_the_card(body, card.id, 17, "CARD-DELETE-RETURNS-CARD", exchange)
+
+
+@pytest.mark.requirement("CARD-DELETE-GONE")
+def test_deleted_card_is_gone(api, fresh_board, ledger):
+    """After op 17 a rename of the card (op 16) answers a 4xx."""
+    project, card = fresh_board.project, fresh_board.cards[0]
+    expect.success(api.call(17, projectId=project.id, cardId=card.id), 17, "CARD-DELETE-GONE")
+    ledger.forget(card.entry)
+    exchange = api.call(16, projectId=project.id, cardId=card.id, json={"name": unique("x")})
+    expect.rejected(exchange, "CARD-DELETE-GONE", "a rename of a deleted card")
+
+
+def _moves() -> list[Any]:
+    return [pytest.param(n, anchor, id=f"op{n}-{anchor}",
+                         marks=pytest.mark.requirement("CARD-MOVE-ORDERING-ACCEPTED", op=n))
+            for n in (18, 19) for anchor in ("afterCardId", "beforeCardId")]
+
+
+@pytest.mark.parametrize(("number", "anchor"), _moves())
+def test_moves_accept_ordering_properties(api, fresh_board, number, anchor):
+    """Ops 18 and 19 accept afterCardId and beforeCardId naming cards and answer a Card."""
+    moved, other = fresh_board.cards[0].id, fresh_board.cards[2].id
+    exchange = _move(api, fresh_board, number, moved, {anchor: other})
+    body = expect.success(exchange, number, "CARD-MOVE-ORDERING-ACCEPTED")
+    _is_the_card(body, None, number, "CARD-MOVE-ORDERING-ACCEPTED", exchange)
+
+
+def _card_order(api, profile, board: Board) -> tuple[list[str], Exchange]:
+    """The board's cards in the project's card order, read as the profile's card_order says."""
+    reading = profile.get("card_order")
+    if reading != "project.cards":
+        raise NotAssessed(f"card_order ({reading!r} is not a reading the suite knows)")
+    exchange = api.call(3, projectId=board.project.id)
+    body = exchange.json() if exchange.status == 200 else None
+    if not isinstance(body, dict):
+        raise NotAssessed(f"card_order (op 3 answered {exchange.status}, no Project)")
+    ours = {card.id for card in board.cards}
+    order = [i for i in ids_in_order(body.get("cards"), "card_order project.cards") if i in ours]
+    if len(order) != len(ours):
+        raise NotAssessed("card_order (project.cards does not list every card of the board)")
+    return order, exchange
+
+
+def _placed(requirement: str, order: list[str], moved: str, anchor: str, after: bool,
+            exchange: Exchange) -> None:
+    at = order.index(anchor) + (1 if after else -1)
+    if not 0 <= at < len(order) or order[at] != moved:
+        side = "after" if after else "before"
+        expect.fail(requirement, f"card {moved} right {side} card {anchor} in project.cards",
+                    exchange, got=f"the order {order}")
+
+
+@pytest.mark.parametrize("after", [pytest.param(True, id="afterCardId"),
+                                   pytest.param(False, id="beforeCardId")])
+@pytest.mark.requirement("CARD-MOVE-PLACES")
+def test_moved_card_is_placed_next_to_the_named_card(api, profile, fresh_board, after):
+    """After op 18 with afterCardId (beforeCardId) the card sits right after (before) it."""
+    order, _ = _card_order(api, profile, fresh_board)
+    # Ask for a place the card is not in yet: the first card after the second, or the last
+    # card before the second.
+    moved, anchor = (order[0], order[1]) if after else (order[2], order[1])
+    exchange = _move(api, fresh_board, 18, moved,
+                     {"afterCardId" if after else "beforeCardId": anchor})
+    expect.success(exchange, 18, "CARD-MOVE-PLACES")
+    order, reading = _card_order(api, profile, fresh_board)
+    _placed("CARD-MOVE-PLACES", order, moved, anchor, after, reading)
+
+
+@pytest.mark.requirement("CARD-MOVE-BY-METADATA-PLACES")
+def test_card_moved_by_metadata_is_placed_after_the_named_card(api, profile, fresh_board):
+    """After op 19 with afterCardId the card selected by its metadata sits right after it."""
+    order, _ = _card_order(api, profile, fresh_board)
+    moved, anchor = order[0], order[1]
+    exchange = _move(api, fresh_board, 19, moved, {"afterCardId": anchor})
+    expect.success(exchange, 19, "CARD-MOVE-BY-METADATA-PLACES")
+    order, reading = _card_order(api, profile, fresh_board)
+    _placed("CARD-MOVE-BY-METADATA-PLACES", order, moved, anchor, True, reading)
+
+
+@pytest.mark.requirement("CARD-ALIAS")
+def test_card_can_be_given_an_alias(api, fresh_board):
+    """Op 20 with the profile's body answers 200 with the Card."""
+    card = fresh_board.cards[0]
+    exchange = api.call(20, projectId=fresh_board.project.id, cardId=card.id,
+                        json=api.body("alias_card", **_values(fresh_board)))
+    body = expect.success(exchange, 20, "CARD-ALIAS")
+    expect.equal("CARD-ALIAS", "the id of the Card op 20 answers", card.id,
+                 str(_get(body, "id")), exchange)
+
+
+def _is_the_card(body: Any, card_id: str | None, number: int, requirement: str,
+                 exchange: Exchange) -> None:
+    found = [problem for _, problem in checks.problems(number, body)]
+    if found:
+        expect.fail(requirement, "a Card", exchange, got="; ".join(found))
+    if card_id is not None:
+        expect.equal(requirement, "the Card's id", card_id, str(body["id"]), exchange)
+
+
+def _get(body: Any, field: str) -> Any:
+    return body.get(field) if isinstance(body, dict) else None

@@ -1,0 +1,182 @@
+"""Projects (ops 2-5) and the Project record that project, row and column operations return."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from boardcert import checks, expect
+from boardcert.client import Exchange
+from boardcert.config import NotAssessed
+from boardcert.plugin import unique
+
+PROJECT_OPS = (2, 3, 5, 7, 8, 9, 10, 11, 12, 13, 14)
+
+
+class Maker:
+    """The factories, reached from a module-scoped fixture."""
+
+    def __init__(self, request: pytest.FixtureRequest) -> None:
+        self.fixture = request.getfixturevalue
+        self.api = self.fixture("api")
+
+    def project(self, rows: int = 0, columns: int = 0) -> tuple[Any, list[Any], list[Any]]:
+        """A new project with `rows` rows and `columns` columns in its first row."""
+        project = self.fixture("make_project")()
+        made_rows = [self.fixture("make_row")(project) for _ in range(rows)]
+        made_columns = [self.fixture("make_column")(project, made_rows[0])
+                        for _ in range(columns)]
+        return project, made_rows, made_columns
+
+
+def _create(m: Maker) -> Exchange:
+    exchange = m.api.call(2, organizationId=m.fixture("organization_id"),
+                          json=m.api.body("create_project", name=unique("project")))
+    body = exchange.json() if exchange.status == 200 else None
+    if isinstance(body, dict) and "id" in body:
+        m.fixture("ledger").add("project", projectId=str(body["id"]))
+    return exchange
+
+
+def _rename(m: Maker) -> Exchange:
+    p, _, _ = m.project()
+    return m.api.call(5, projectId=p.id, json=m.api.body("rename_project", name=unique("p")))
+
+
+def _create_row(m: Maker) -> Exchange:
+    p, _, _ = m.project()
+    return m.api.call(7, projectId=p.id, json={m.fixture("row_name_property"): unique("row")})
+
+
+def _order_rows(m: Maker) -> Exchange:
+    p, rows, _ = m.project(rows=2)
+    return m.api.call(8, projectId=p.id,
+                      json=m.api.body("order_rows", row_ids=[rows[1].id, rows[0].id]))
+
+
+def _rename_row(m: Maker) -> Exchange:
+    p, rows, _ = m.project(rows=1)
+    return m.api.call(10, projectId=p.id, rowId=rows[0].id,
+                      json=m.api.body("rename_row", name=unique("row")))
+
+
+def _create_column(m: Maker) -> Exchange:
+    p, rows, _ = m.project(rows=1)
+    return m.api.call(11, projectId=p.id, rowId=rows[0].id,
+                      json=m.api.body("create_column", name=unique("column")))
+
+
+def _order_columns(m: Maker) -> Exchange:
+    p, rows, cols = m.project(rows=1, columns=2)
+    return m.api.call(12, projectId=p.id, rowId=rows[0].id,
+                      json=m.api.body("order_columns", column_ids=[cols[1].id, cols[0].id]))
+
+
+def _rename_column(m: Maker) -> Exchange:
+    p, _, cols = m.project(rows=1, columns=1)
+    return m.api.call(13, projectId=p.id, columnId=cols[0].id,
+                      json=m.api.body("rename_column", name=unique("column")))
+
+
+def _delete_row(m: Maker) -> Exchange:
+    p, rows, _ = m.project(rows=1, columns=1)
+    return m.api.call(9, projectId=p.id, rowId=rows[0].id)
+
+
+def _delete_column(m: Maker) -> Exchange:
+    p, _, cols = m.project(rows=1, columns=2)
+    return m.api.call(14, projectId=p.id, columnId=cols[0].id)
+
+
+CALLS: dict[int, Callable[[Maker], Exchange]] = {
+    2: _create, 3: lambda m: m.api.call(3, projectId=m.project()[0].id), 5: _rename,
+    7: _create_row, 8: _order_rows, 9: _delete_row, 10: _rename_row, 11: _create_column,
+    12: _order_columns, 13: _rename_column, 14: _delete_column,
+}
+
+
+@pytest.fixture(scope="module")
+def _answers() -> dict[int, Exchange]:
+    return {}
+
+
+@pytest.fixture
+def answer(number: int, _answers: dict[int, Exchange],
+                   request: pytest.FixtureRequest) -> Exchange:
+    """The answer of Project-returning op `number`, called once (in set-up) with real ids and
+    shared by the tests that only read it."""
+    if number not in _answers:
+        _answers[number] = CALLS[number](Maker(request))
+    exchange = _answers[number]
+    if exchange.status != 200:
+        raise NotAssessed(f"the Project of op {number} (it answered {exchange.status}; "
+                          "see OPERATION-IMPLEMENTED)")
+    return exchange
+
+
+@pytest.fixture
+def project(make_project):
+    """A project of the test's own."""
+    return make_project()
+
+
+def _per_operation(requirement: str) -> list[Any]:
+    return [pytest.param(n, marks=pytest.mark.requirement(requirement, op=n), id=f"op{n}")
+            for n in PROJECT_OPS]
+
+
+@pytest.mark.parametrize("number", _per_operation("PROJECT-TOP-LEVEL"))
+def test_project_fields_sit_at_the_top_level(number, answer):
+    """id, name, createdAt, updatedAt, rows, cards and plugins sit at the top level."""
+    checks.assert_ok(number, answer.json(), answer.evidence(), "PROJECT-TOP-LEVEL")
+
+
+@pytest.mark.parametrize("number", _per_operation("PROJECT-NOT-WRAPPED"))
+def test_project_is_not_wrapped(number, answer):
+    """The Project is not wrapped in an inner property (the removed pre-2024-05-19 shape)."""
+    checks.assert_ok(number, answer.json(), answer.evidence(), "PROJECT-NOT-WRAPPED")
+
+
+@pytest.mark.requirement("PROJECT-CREATE")
+def test_created_project_can_be_read(api, ledger, organization_id):
+    """A project created by op 2 is answered by op 3 with its id and the name it was given."""
+    name = unique("project")
+    created = api.call(2, organizationId=organization_id,
+                       json=api.body("create_project", name=name))
+    body = expect.success(created, 2, "PROJECT-CREATE")
+    if not isinstance(body, dict) or "id" not in body:
+        raise NotAssessed("the created project's id (op 2 answered no top-level id)")
+    project_id = str(body["id"])
+    ledger.add("project", projectId=project_id)
+    exchange = api.call(3, projectId=project_id)
+    body = expect.success(exchange, 3, "PROJECT-CREATE")
+    expect.equal("PROJECT-CREATE", "the id", project_id, str(_get(body, "id")), exchange)
+    expect.equal("PROJECT-CREATE", "the name", name, _get(body, "name"), exchange)
+
+
+@pytest.mark.requirement("PROJECT-RENAME")
+def test_rename_renames_the_project(api, project):
+    """After op 5 the Project it returns and a fresh op 3 carry the new name."""
+    new = unique("renamed")
+    exchange = api.call(5, projectId=project.id, json=api.body("rename_project", name=new))
+    body = expect.success(exchange, 5, "PROJECT-RENAME")
+    expect.equal("PROJECT-RENAME", "the name op 5 answers", new, _get(body, "name"), exchange)
+    again = api.call(3, projectId=project.id)
+    body = expect.success(again, 3, "PROJECT-RENAME")
+    expect.equal("PROJECT-RENAME", "the name op 3 answers", new, _get(body, "name"), again)
+
+
+@pytest.mark.requirement("PROJECT-DELETE")
+def test_deleted_project_is_gone(api, project, ledger):
+    """After op 4 answers 200, op 3 on that project answers a 4xx."""
+    exchange = api.call(4, projectId=project.id)
+    if exchange.status != 200:  # op 4's body is not shown: only its status is judged
+        expect.fail("PROJECT-DELETE", "status 200 from operation 4", exchange)
+    expect.rejected(api.call(3, projectId=project.id), "PROJECT-DELETE", "a deleted project")
+    ledger.forget(project.entry)
+
+
+def _get(body: Any, field: str) -> Any:
+    return body.get(field) if isinstance(body, dict) else None

@@ -1,0 +1,170 @@
+"""Rows (ops 6-10): listed, created with name or rowName, renamed, reordered and deleted.
+
+Row records are "not shown": a row is found by its unique name (`find_named`), and a structure
+the suite cannot read leaves the requirement not assessed rather than failed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from boardcert import checks, expect
+from boardcert.api import find_named, ids_in_order, mentions
+from boardcert.client import Exchange
+from boardcert.config import NotAssessed
+from boardcert.plugin import unique
+
+
+def _rows(body: Any, where: str) -> Any:
+    """The rows property of a Project or of op 6's answer."""
+    if not isinstance(body, dict) or "rows" not in body:
+        raise NotAssessed(f"rows ({where} answered no object with rows to read them from)")
+    return body["rows"]
+
+
+def _listed_rows(api, project_id: str, requirement: str) -> tuple[Any, Exchange]:
+    exchange = api.call(6, projectId=project_id)
+    return _rows(expect.success(exchange, 6, requirement), "op 6"), exchange
+
+
+@pytest.fixture
+def project(make_project):
+    """A project of the test's own, without rows."""
+    return make_project()
+
+
+@pytest.fixture
+def project_with_rows(make_project, make_row):
+    """A project of the test's own with two rows."""
+    project = make_project()
+    return project, [make_row(project), make_row(project)]
+
+
+@pytest.mark.read_only
+@pytest.mark.requirement("ROWS-PROPERTY-REQUIRED")
+def test_rows_answer_is_an_object_with_rows(api, board):
+    """GET /projects/{projectId}/rows answers an object with the required property rows."""
+    exchange = api.call(6, projectId=board.project.id)
+    if exchange.status != 200:
+        raise NotAssessed(f"op 6 answer (it answered {exchange.status}; see "
+                          "OPERATION-IMPLEMENTED)")
+    expect.shaped(exchange, 6, "ROWS-PROPERTY-REQUIRED")
+
+
+@pytest.mark.read_only
+@pytest.mark.requirement("ROWS-LIST-CREATED")
+def test_created_row_is_listed(api, board):
+    """A row created by op 7 is listed in the rows of op 6."""
+    rows, exchange = _listed_rows(api, board.project.id, "ROWS-LIST-CREATED")
+    row = board.row
+    if find_named(rows, row.name) != row.id and not mentions(rows, row.id):
+        expect.fail("ROWS-LIST-CREATED", f"row {row.id} ({row.name!r}) among the rows of op 6",
+                    exchange, got="rows without it")
+
+
+@pytest.mark.requirement("ROW-NAME-PROPERTY")
+def test_row_is_created_with_name_or_row_name(api, project, profile):
+    """Op 7 accepts the row name under at least one of name and rowName."""
+    chosen = profile.data.get("row_name_property")
+    order = ["rowName", "name"] if chosen == "rowName" else ["name", "rowName"]
+    statuses = []
+    for prop in order:
+        exchange = api.call(7, projectId=project.id, json={prop: unique("row")})
+        if exchange.status == 200:
+            return
+        statuses.append(f"{prop}: status {exchange.status}")
+    expect.fail("ROW-NAME-PROPERTY", "op 7 to accept the row name as name or as rowName",
+                exchange, got="; ".join(statuses))
+
+
+@pytest.mark.requirement("ROW-NAME-PROPERTY-CHOICE")
+def test_row_name_property_choice_is_recorded(api, project, observe):
+    """Whether op 7 accepts name, rowName or both is recorded (both: most compatible)."""
+    accepted, seen = [], []
+    for prop in ("name", "rowName"):
+        name = unique("row")
+        exchange = api.call(7, projectId=project.id, json={prop: name})
+        created = exchange.status == 200 and find_named(_body(exchange), name) is not None
+        seen.append(f"{prop}: {exchange.status}{'' if created else ' (row not found)'}")
+        if created:
+            accepted.append(prop)
+    if len(accepted) == 2:
+        verdict = "accepts both name and rowName (the most compatible choice)"
+    elif accepted:
+        verdict = f"accepts only {accepted[0]}"
+    else:
+        verdict = "accepts neither name nor rowName"
+    observe("ROW-NAME-PROPERTY-CHOICE", f"op 7 {verdict} [{'; '.join(seen)}]")
+
+
+@pytest.mark.requirement("ROW-RENAME")
+def test_rename_renames_the_row(api, project_with_rows):
+    """After op 10 the row carries the new name in the Project returned and in op 6."""
+    project, (row, _) = project_with_rows
+    new = unique("renamed")
+    exchange = api.call(10, projectId=project.id, rowId=row.id,
+                        json=api.body("rename_row", name=new))
+    rows = _rows(expect.success(exchange, 10, "ROW-RENAME"), "op 10")
+    expect.equal("ROW-RENAME", f"the id of the row named {new!r} in op 10's Project", row.id,
+                 find_named(rows, new), exchange)
+    rows, listed = _listed_rows(api, project.id, "ROW-RENAME")
+    expect.equal("ROW-RENAME", f"the id of the row named {new!r} in op 6", row.id,
+                 find_named(rows, new), listed)
+
+
+@pytest.mark.requirement("ROW-ORDER")
+def test_rows_can_be_reordered(api, project_with_rows):
+    """Op 8 with the profile's body puts the rows in the order asked for, as op 6 lists them."""
+    project, rows = project_with_rows
+    wanted = [rows[1].id, rows[0].id]
+    exchange = api.call(8, projectId=project.id, json=api.body("order_rows", row_ids=wanted))
+    expect.success(exchange, 8, "ROW-ORDER")
+    listed, listing = _listed_rows(api, project.id, "ROW-ORDER")
+    order = [i for i in ids_in_order(listed, "rows of op 6") if i in wanted]
+    expect.equal("ROW-ORDER", "the order of the rows in op 6", wanted, order, listing)
+
+
+@pytest.mark.requirement("ROW-DELETE-RETURNS-PROJECT")
+def test_row_delete_answers_the_project(api, project_with_rows):
+    """Op 9 answers 200 with the updated Project."""
+    project, (row, _) = project_with_rows
+    exchange = api.call(9, projectId=project.id, rowId=row.id)
+    body = expect.success(exchange, 9, "ROW-DELETE-RETURNS-PROJECT")
+    _is_the_project(body, project.id, 9, "ROW-DELETE-RETURNS-PROJECT", exchange)
+
+
+@pytest.mark.requirement("ROW-DELETE-GONE")
+def test_deleted_row_is_gone(api, project_with_rows, ledger):
+    """After op 9 the row is absent from the Project it returned and from op 6."""
+    project, (row, kept) = project_with_rows
+    exchange = api.call(9, projectId=project.id, rowId=row.id)
+    rows = _rows(expect.success(exchange, 9, "ROW-DELETE-GONE"), "op 9")
+    ledger.forget(row.entry)
+    _absent(rows, row.name, kept.name, "op 9's Project", exchange)
+    listed, listing = _listed_rows(api, project.id, "ROW-DELETE-GONE")
+    _absent(listed, row.name, kept.name, "op 6", listing)
+
+
+def _absent(rows: Any, gone: str, kept: str, where: str, exchange: Exchange) -> None:
+    if not mentions(rows, kept):
+        raise NotAssessed(f"rows of {where} (the row that was kept is not found by name)")
+    if mentions(rows, gone):
+        expect.fail("ROW-DELETE-GONE", f"the deleted row {gone!r} to be absent from {where}",
+                    exchange, got="it is still there")
+
+
+def _is_the_project(body: Any, project_id: str, number: int, requirement: str,
+                    exchange: Exchange) -> None:
+    found = [problem for _, problem in checks.problems(number, body)]
+    if found:
+        expect.fail(requirement, "the updated Project", exchange, got="; ".join(found))
+    expect.equal(requirement, "the Project's id", project_id, str(body["id"]), exchange)
+
+
+def _body(exchange: Exchange) -> Any:
+    try:
+        return exchange.json()
+    except AssertionError:
+        return None

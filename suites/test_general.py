@@ -291,8 +291,9 @@ def test_id_format_is_recorded(board, observe):
     """The form of the ids the server hands out for projects and cards is recorded."""
     project_id = board.project.body["id"]
     card_ids = [card.body["id"] for card in board.cards]
-    observe("ID-FORMAT", f"project id {project_id!r} is {_id_form(project_id)}; card ids "
-            f"{card_ids!r} are {', '.join(sorted({_id_form(i) for i in card_ids}))}")
+    forms = " / ".join(sorted({_id_form(i) for i in card_ids}))
+    observe("ID-FORMAT", f"project id {project_id!r}: {_id_form(project_id)}; card ids "
+            f"{card_ids!r}: {forms}")
 
 
 @pytest.mark.read_only

@@ -53,10 +53,10 @@ class Profile:
             return False
         return True
 
-    def body(self, name: str, **values: Any) -> dict[str, Any]:
-        """The request body `bodies.<name>` with its placeholders filled from `values`."""
-        template = self.get(f"bodies.{name}")
-        return fill(template, values, f"bodies.{name}")
+    def body(self, body_name: str, /, **values: Any) -> dict[str, Any]:
+        """The request body `bodies.<body_name>` with its placeholders filled from `values`."""
+        template = self.get(f"bodies.{body_name}")
+        return fill(template, values, f"bodies.{body_name}")
 
 
 def fill(template: Any, values: dict[str, Any], where: str) -> Any:

@@ -45,7 +45,7 @@ class Ledger:
         entry.deleted = True
 
     def pending(self) -> list[Entry]:
-        """What clean-up would delete: live entries not covered by a live ancestor, newest first."""
+        """What clean-up would delete: live entries no project deletion covers, newest first."""
         return [e for e in reversed(self.entries) if not e.deleted and not _covered(e)]
 
     def clean_up(self) -> list[str]:
@@ -64,9 +64,5 @@ class Ledger:
 
 
 def _covered(entry: Entry) -> bool:
-    parent = entry.parent
-    while parent is not None:
-        if not parent.deleted:
-            return True
-        parent = parent.parent
-    return False
+    """Inside a project: its project's deletion takes it along, or already did."""
+    return entry.parent is not None

@@ -1,0 +1,200 @@
+"""Conformant variants: servers that differ from the reference only where the interface is
+silent (conformance policy, section 2). The suite must certify each of them "conformant".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import datetime
+from typing import Any
+
+from .asgi import Forward, Handler, Request, Response, json_response
+from .edits import error, former, on
+from .variant import Variant
+
+# --- row name only under rowName ---------------------------------------------------------
+
+
+async def _row_name_only(request: Request, forward: Forward) -> Response:
+    body = request.json()
+    if isinstance(body, dict) and "name" in body:
+        return error(422, "unknown field name (use rowName)")
+    return await forward(request)
+
+
+# --- UUID ids and extra, undocumented fields ----------------------------------------------
+
+
+class UuidIds:
+    """Answers carry UUIDs for the reference's numeric ids; requests are mapped back."""
+
+    def __init__(self) -> None:
+        self.internal: dict[str, str] = {}
+
+    def public(self, value: str) -> str:
+        mapped = str(uuid.uuid5(uuid.NAMESPACE_URL, f"boardcert:{value}"))
+        self.internal[mapped] = value
+        return mapped
+
+    def to_public(self, value: Any, key: str = "") -> Any:
+        if isinstance(value, dict):
+            out = {k: self.to_public(v, k) for k, v in value.items()}
+            if "id" in value:
+                out["etag"] = f'W/"{len(value)}"'
+            return out
+        if isinstance(value, list):
+            return [self.to_public(v, key) for v in value]
+        if isinstance(value, str) and key in ("id", "entityId") and value.isdigit():
+            return self.public(value)
+        if isinstance(value, str) and key == "url":
+            return "/".join(self.public(s) if s.isdigit() else s for s in value.split("/"))
+        return value
+
+    def to_internal(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: self.to_internal(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.to_internal(v) for v in value]
+        return self.internal.get(value, value) if isinstance(value, str) else value
+
+    async def __call__(self, request: Request, forward: Forward) -> Response:
+        path = "/".join(self.internal.get(s, s) for s in request.path.split("/"))
+        query = "&".join("=".join(self.internal.get(x, x) for x in pair.split("=", 1))
+                         for pair in request.query.split("&")) if request.query else ""
+        body = request.json()
+        inner = request.but(path=path, query=query)
+        if isinstance(body, dict | list):
+            inner = inner.but(json_body=self.to_internal(body))
+        response = await forward(inner)
+        answer = response.json()
+        if not isinstance(answer, dict):
+            return response
+        public = self.to_public(answer)
+        public["_links"] = {"self": request.path}
+        return json_response(public, response.status)
+
+
+# --- FastAPI-style errors ------------------------------------------------------------------
+
+
+async def _detail_errors(request: Request, forward: Forward) -> Response:
+    response = await forward(request)
+    if not 400 <= response.status < 500:
+        return response
+    error_body = (response.json() or {}).get("error", {})
+    if response.status == 401:  # FastAPI's APIKeyHeader answers 403
+        return json_response({"detail": "Not authenticated"}, 403)
+    detail = [{"loc": ["body"], "msg": error_body.get("message", ""),
+               "type": error_body.get("code", "value_error")}]
+    return json_response({"detail": detail}, response.status)
+
+
+# --- removed paths answering 405 and 410 ------------------------------------------------------
+
+GONE = ["card/*", "cards/move-by-metadata", "projects/*/cards/*/archive",
+        "projects/*/columns/*/archive", "projects/*/rows/*/archive",
+        "projects/*/columns/*/card", "projects/*/columns/*/cards/*/alias", "exchange-code"]
+NOT_ALLOWED = ["projects", "projects/*/row", "projects/*/rows/*/column"]
+
+
+async def _gone(request: Request, forward: Forward) -> Response:
+    parts = request.path.strip("/").split("/")
+    if any(former(p)(parts) for p in GONE):
+        return error(410, "this path was removed; see the changelog")
+    if request.op is None and any(former(p)(parts) for p in NOT_ALLOWED):
+        return error(405, "method not allowed")
+    return await forward(request)
+
+
+# --- epoch-millisecond timestamps -------------------------------------------------------------
+
+
+def _epoch(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: int(datetime.fromisoformat(v).timestamp() * 1000)
+                if k in ("createdAt", "updatedAt") and isinstance(v, str) else _epoch(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_epoch(v) for v in value]
+    return value
+
+
+async def _epoch_timestamps(request: Request, forward: Forward) -> Response:
+    response = await forward(request)
+    if response.status != 200 or response.json() is None:
+        return response
+    return json_response(_epoch(response.json()))
+
+
+# --- no key needed on the operations section 5 does not list ---------------------------------
+
+UNLISTED_OPS = {6, 14, 20, 21, 22, 23, 24, 25, 26, 27, 28}
+
+
+def _unlisted_open(key: str) -> Handler:
+    async def fn(request: Request, forward: Forward) -> Response:
+        return await forward(request.but(headers={**request.headers, "x-api-key": key}))
+    return on(UNLISTED_OPS, fn)
+
+
+# --- a slow server ----------------------------------------------------------------------------
+
+
+async def _slow(request: Request, forward: Forward) -> Response:
+    await asyncio.sleep(0.02)
+    return await forward(request)
+
+
+# --- entityId of op 27 in a header ------------------------------------------------------------
+
+
+async def _entity_in_header(request: Request, forward: Forward) -> Response:
+    entity_id = request.headers.get("x-entity-id")
+    if not entity_id:
+        return error(422, "the header X-Entity-Id is required")
+    return await forward(request.but(query=f"entityId={entity_id}"))
+
+
+# --- other request property names -------------------------------------------------------------
+
+RENAMED = {2: {"title": "name"}, 18: {"cardIds": "ids"}, 21: {"name": "key", "content": "value"}}
+
+
+async def _other_bodies(request: Request, forward: Forward) -> Response:
+    body, names = request.json(), RENAMED[request.op]
+    if not isinstance(body, dict):
+        return await forward(request)
+    if set(names.values()) & set(body):
+        return error(422, f"unknown fields; this server takes {sorted(names)}")
+    return await forward(request.but(json_body={names.get(k, k): v for k, v in body.items()}))
+
+
+def _variant(name: str, description: str, handler: Handler, profile: str | None = None,
+             make: Any = None) -> Variant:
+    return Variant(name, description, None, make or (lambda _key: handler), profile)
+
+
+async def _as_is(request: Request, forward: Forward) -> Response:
+    return await forward(request)
+
+
+CONFORMANT: list[Variant] = [
+    _variant("reference", "the reference server itself, through the same seam", _as_is),
+    _variant("row-name-only", "op 7 takes rowName and rejects name",
+             on(7, _row_name_only), "row-name-only.yaml"),
+    Variant("uuid-ids-extra-fields", "UUID ids and extra undocumented fields in every answer",
+            None, lambda _key: UuidIds()),
+    _variant("detail-errors", "FastAPI-style errors: {\"detail\": [...]}, 403 for a bad key",
+             _detail_errors),
+    _variant("removed-paths-405-410", "removed paths answer 405 or 410 instead of 404", _gone),
+    _variant("epoch-timestamps", "createdAt and updatedAt are epoch milliseconds",
+             _epoch_timestamps),
+    Variant("unlisted-ops-open", "no key needed on the operations section 5 does not list",
+            None, _unlisted_open),
+    _variant("slow", "every answer takes 20 ms longer", _slow),
+    _variant("entity-id-in-header", "op 27 takes entityId in the header X-Entity-Id",
+             on(27, _entity_in_header), "entity-id-in-header.yaml"),
+    _variant("other-request-bodies", "ops 2, 18 and 21 name their body properties differently",
+             on(set(RENAMED), _other_bodies), "other-request-bodies.yaml"),
+]

@@ -1,0 +1,44 @@
+"""A variant of the reference server: the app wrapped in one handler, and what it is for."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from boardcert.reference.app import create_app
+
+from .asgi import ASGIApp, Handler, Intercept
+
+PROFILES = Path(__file__).parent / "profiles"
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A fault (breaks `requirement`) or a conformant variant (`requirement` is None)."""
+
+    name: str
+    description: str
+    requirement: str | None
+    make: Callable[[str], Handler]  # the API key -> the handler in front of the reference app
+    profile: str | None = None  # a file of tests/faults/profiles/, else the default profile
+
+    def app(self, api_key: str) -> ASGIApp:
+        return Intercept(create_app(api_key), self.make(api_key))
+
+    @property
+    def profile_path(self) -> Path | None:
+        return PROFILES / self.profile if self.profile else None
+
+    def __repr__(self) -> str:
+        return f"<Variant {self.name} ({self.requirement or 'conformant'})>"
+
+
+def fault(name: str, requirement: str, description: str, handler: Handler) -> Variant:
+    return Variant(name, description, requirement, lambda _key: handler)
+
+
+def keyed_fault(name: str, requirement: str, description: str,
+                make: Callable[[str], Handler]) -> Variant:
+    """A fault whose handler needs the valid API key (auth bugs)."""
+    return Variant(name, description, requirement, make)

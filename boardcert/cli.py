@@ -1,15 +1,38 @@
-"""The `boardcert` command: run, serve, requirements."""
+"""The `boardcert` command: run, report, requirements, profile, serve.
+
+Exit codes (conformance policy, section 4): 0 conformant (and conformant with warnings unless
+--strict), 1 non-conformant or incomplete, 2 usage or configuration error, 3 the target cannot
+be reached.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import html
+import json
 import os
+import re
 import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import quote
 
 from boardcert import __version__, requirements
-from boardcert.paths import ROOT, SUITES
+from boardcert.errors import ConfigError
+from boardcert.paths import DEFAULT_PROFILE, ROOT, SUITES
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
+KEY_ENV = "BOARDCERT_API_KEY"
+REPORT_FILES = ("compliance.json", "compliance.md", "compliance.html", "junit.xml",
+                "allure-results")
+# pytest options that take a value as the next argument (so that value is not a test path)
+_VALUE_OPTIONS = {"-k", "-m", "-p", "-c", "-o", "-n", "-W", "-r", "--ignore", "--ignore-glob",
+                  "--deselect", "--rootdir", "--confcutdir", "--basetemp", "--dist", "--maxfail",
+                  "--tb", "--durations", "--log-level", "--import-mode", "--capture", "--color",
+                  "--maxprocesses", "--request-timeout", "--rate-limit", "--budget"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,7 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         cut = argv.index("--")
         argv, extra = argv[:cut], argv[cut + 1:]
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a bad flag (2)
+        return int(exc.code or 0)
     if not getattr(args, "command", None):
         parser.print_help()
         return EXIT_USAGE
@@ -27,18 +53,43 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="boardcert", description="Certify a Board Project "
-                                     "Service Interface server.")
+    parser = argparse.ArgumentParser(
+        prog="boardcert", description="Certify a Board Project Service Interface server.",
+        epilog="exit codes: 0 conformant (with warnings too, unless --strict), "
+        "1 non-conformant or incomplete, 2 usage or configuration error, "
+        "3 target unreachable")
     parser.add_argument("--version", action="version", version=f"boardcert {__version__}")
     sub = parser.add_subparsers()
 
-    run = sub.add_parser("run", help="run the conformance suites against a server")
-    run.add_argument("--base-url", help="server under test (default: the bundled reference "
-                     "server, started on a free loopback port)")
-    run.add_argument("--api-key", help="X-API-Key value (or env BOARDCERT_API_KEY)")
-    run.add_argument("--profile", help="implementation profile YAML")
+    run = sub.add_parser("run", help="run the conformance suites and write the reports",
+                         usage="boardcert run [options] [-- pytest arguments]")
+    run.add_argument("--base-url", help="server under test (env BOARDCERT_BASE_URL; default: "
+                     "the bundled reference server, started on a free loopback port)")
+    run.add_argument("--api-key", help=f"X-API-Key value (or env {KEY_ENV}); never shown")
+    run.add_argument("--profile", help="implementation profile YAML (default: the reference "
+                     "server's, spec/profiles/reference.yaml)")
     run.add_argument("--budget", help="schemathesis budget: quick, standard, thorough or N")
+    run.add_argument("--strict", action="store_true",
+                     help="exit 1 for 'conformant with warnings' too")
+    run.add_argument("--output", metavar="DIR",
+                     help="where the reports go (default: reports/<UTC start time>/)")
     run.set_defaults(command=cmd_run)
+
+    report = sub.add_parser("report", help="rebuild compliance.md and compliance.html "
+                            "from a report directory's compliance.json")
+    report.add_argument("directory", metavar="DIR")
+    report.set_defaults(command=cmd_report)
+
+    reqs = sub.add_parser("requirements", help="list the requirement catalogue")
+    reqs.add_argument("--level", choices=requirements.LEVELS)
+    reqs.set_defaults(command=cmd_requirements)
+
+    profile = sub.add_parser("profile", help="check a profile, or write a template (--init)")
+    profile.add_argument("--init", action="store_true",
+                         help="write a commented template profile to PATH (never overwrites)")
+    profile.add_argument("path", metavar="PATH", nargs="?",
+                         help="the profile (with --init default: boardcert-profile.yaml)")
+    profile.set_defaults(command=cmd_profile)
 
     serve = sub.add_parser("serve", help="serve the bundled reference server")
     serve.add_argument("--host", default="127.0.0.1")
@@ -46,38 +97,226 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--api-key", help="key to demand (default: env "
                        "BOARDCERT_REFERENCE_API_KEY, else a generated one, printed)")
     serve.set_defaults(command=cmd_serve)
-
-    reqs = sub.add_parser("requirements", help="list the requirement catalogue")
-    reqs.add_argument("--level", choices=requirements.LEVELS)
-    reqs.set_defaults(command=cmd_requirements)
     return parser
 
 
-def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
-    import pytest
+def error(message: str) -> None:
+    print(f"boardcert: error: {message}", file=sys.stderr)
 
-    pytest_args = [str(SUITES), "-p", "no:cacheprovider", "--rootdir", str(ROOT)]
+
+# --- run ---------------------------------------------------------------------------------
+
+def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
+    base_url = args.base_url or os.environ.get("BOARDCERT_BASE_URL") or ""
+    api_key = args.api_key or os.environ.get(KEY_ENV) or ""
+    try:
+        target = check_target(base_url, api_key, args.profile)
+        output = output_directory(args.output)
+    except ConfigError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    if target is not None and (why := unreachable(target)):
+        error(f"the target {base_url} cannot be reached: {why}")
+        return EXIT_UNREACHABLE
+
+    secrets = [api_key] if api_key else []
+    watch = _RunWatch()
+    with _environment({KEY_ENV: api_key or None}), _redacted_console(secrets):
+        code = _pytest_main(pytest_arguments(args, extra, output), watch)
+    redact_tree(output, secrets)
+    return outcome(code, watch, output, args.strict)
+
+
+def check_target(base_url: str, api_key: str, profile: str | None):
+    """The target as the plugin will see it, checked here so that errors come first and
+    plainly; None for the bundled reference server."""
+    from boardcert.config import Target, check_base_url, load_profile
+
+    loaded = load_profile(profile or os.environ.get("BOARDCERT_PROFILE"))
+    if not base_url:
+        return None
+    base_url = check_base_url(base_url)
+    if not api_key:
+        raise ConfigError(f"--api-key (or {KEY_ENV}) is required with --base-url")
+    timeout = float(os.environ.get("BOARDCERT_TIMEOUT") or 10)
+    return Target(base_url=base_url, api_key=api_key, profile=loaded, timeout=timeout)
+
+
+def unreachable(target: Any) -> str | None:
+    """Why the target answers nothing at all (None when it answers anything)."""
+    from boardcert import spec
+    from boardcert.client import Client
+    from boardcert.errors import ExchangeError
+
+    client = Client(target)
+    try:
+        client.request("GET", spec.operation(1).path)
+    except ExchangeError as exc:
+        found = re.search(r"^response: none \((.*)\)$", str(exc), re.MULTILINE)
+        return found.group(1) if found else str(exc).splitlines()[0]
+    finally:
+        client.close()
+    return None
+
+
+def output_directory(given: str | None) -> Path:
+    if given:
+        path = Path(given)
+        if path.exists() and not path.is_dir():
+            raise ConfigError(f"--output {given}: exists and is not a directory")
+        held = [name for name in REPORT_FILES if (path / name).exists()]
+        if held:  # a new run's allure results would mix with the old ones
+            raise ConfigError(f"--output {given}: already holds a report ({', '.join(held)})")
+        return path
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    path, n = Path("reports") / stamp, 1
+    while path.exists():
+        n += 1
+        path = Path("reports") / f"{stamp}-{n}"
+    return path
+
+
+def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -> list[str]:
+    """pytest's argv: never the key (argv shows in JUnit and allure environments)."""
+    argv = ["-p", "no:cacheprovider", "--rootdir", str(ROOT), "--tb=short",
+            f"--report-dir={output}", f"--junitxml={output / 'junit.xml'}",
+            f"--alluredir={output / 'allure-results'}"]
     for flag in ("base_url", "profile", "budget"):
         value = getattr(args, flag)
         if value:
-            pytest_args += [f"--{flag.replace('_', '-')}", value]
-    if args.api_key:
-        os.environ["BOARDCERT_API_KEY"] = args.api_key  # never on a command line
-    code = pytest.main(pytest_args + extra)
-    if code == pytest.ExitCode.USAGE_ERROR:
-        return EXIT_USAGE
-    if code == EXIT_UNREACHABLE:
+            argv.append(f"--{flag.replace('_', '-')}={value}")
+    paths_given = any(_is_path(arg, before) for before, arg in zip(["", *extra], extra,
+                                                                    strict=False))
+    return argv + extra + ([] if paths_given else [str(SUITES)])
+
+
+def _is_path(arg: str, before: str) -> bool:
+    if arg.startswith("-") or before in _VALUE_OPTIONS:
+        return False
+    return Path(arg.split("::")[0]).exists()
+
+
+class _RunWatch:
+    """Given to pytest.main: learns whether the run stopped because the target is unreachable."""
+
+    def __init__(self) -> None:
+        self.unreachable = False
+        self.message = ""
+
+    def pytest_unconfigure(self, config: Any) -> None:
+        watch = config.pluginmanager.get_plugin("boardcert-exit-watch")
+        if watch is not None and watch.unreachable:
+            self.unreachable, self.message = True, watch.message
+
+
+def _pytest_main(argv: list[str], watch: _RunWatch) -> int:
+    import pytest
+
+    return int(pytest.main(argv, plugins=[watch]))
+
+
+def outcome(code: int, watch: _RunWatch, output: Path, strict: bool) -> int:
+    """The exit code of a run, from the verdict in its compliance.json."""
+    from boardcert import report
+
+    if watch.unreachable:
+        first = watch.message.splitlines()[0] if watch.message else "no answer"
+        error(f"{first} (no report written)")
         return EXIT_UNREACHABLE
-    return EXIT_OK if code == pytest.ExitCode.OK else EXIT_FAILED
+    if code == 4:  # pytest's usage error: a bad flag, a bad profile key
+        return EXIT_USAGE
+    try:
+        found = report.load(output)
+    except report.ReportError as exc:
+        error(f"no compliance report was written (pytest exit status {code}): {exc}")
+        return EXIT_FAILED
+    verdict = found["verdict"]
+    exit_code = EXIT_OK if verdict == "conformant" or (
+        verdict == "conformant with warnings" and not strict) else EXIT_FAILED
+    print(f"\nboardcert: {verdict.upper()}: {found['verdict_reason']} (exit {exit_code}"
+          f"{', --strict' if strict and verdict == 'conformant with warnings' else ''})")
+    print(f"boardcert: reports in {output}/: compliance.html, compliance.md, compliance.json, "
+          f"junit.xml, allure-results/")
+    return exit_code
 
 
-def cmd_serve(args: argparse.Namespace, extra: list[str]) -> int:
-    from boardcert.reference.__main__ import main as serve_main
+@contextlib.contextmanager
+def _environment(values: dict[str, str | None]) -> Iterator[None]:
+    """Set (or, for None, leave alone) environment variables for the run, then restore."""
+    saved = {name: os.environ.get(name) for name in values}
+    for name, value in values.items():
+        if value is not None:
+            os.environ[name] = value
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
-    argv = ["--host", args.host, "--port", str(args.port)]
-    if args.api_key:
-        argv += ["--api-key", args.api_key]
-    return serve_main(argv)
+
+class _Redacting:
+    """A text stream that shows each secret as ***, whatever wrote it."""
+
+    def __init__(self, stream: TextIO, secrets: list[str]) -> None:
+        self._stream = stream
+        self._secrets = secrets
+
+    def write(self, text: str) -> int:
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return self._stream.write(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _redacted_console(secrets: list[str]) -> Iterator[None]:
+    if not secrets:
+        yield
+        return
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Redacting(sys.stdout, secrets), _Redacting(sys.stderr, secrets)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def redact_tree(directory: Path, secrets: list[str]) -> None:
+    """Replace every secret, as text, JSON, XML or URL escapes it, in every file written."""
+    forms = {form.encode() for s in secrets for form in (
+        s, json.dumps(s)[1:-1], html.escape(s), html.escape(s, quote=False), quote(s, safe=""))}
+    if not forms or not directory.is_dir():
+        return
+    for path in directory.rglob("*"):
+        if not path.is_file():
+            continue
+        content = path.read_bytes()
+        cleaned = content
+        for form in forms:
+            cleaned = cleaned.replace(form, b"***")
+        if cleaned != content:
+            path.write_bytes(cleaned)
+
+
+# --- report, requirements, profile, serve ---------------------------------------------------
+
+def cmd_report(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardcert import report
+
+    directory = Path(args.directory)
+    try:
+        written = report.rebuild(directory)
+        verdict = report.load(directory)["verdict"]
+    except report.ReportError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    print(f"boardcert: {verdict}: wrote {written['md']} and {written['html']}")
+    return EXIT_OK
 
 
 def cmd_requirements(args: argparse.Namespace, extra: list[str]) -> int:
@@ -87,6 +326,59 @@ def cmd_requirements(args: argparse.Namespace, extra: list[str]) -> int:
         ops = ",".join(map(str, req.operations))
         print(f"{req.id:32} {req.level:6} §{req.section:5} ops {ops:20.20} {req.title}")
     return EXIT_OK
+
+
+TEMPLATE_HEADER = """\
+# boardcert implementation profile for <your server>.
+# The interface leaves much "not shown": request bodies, where operation 27 takes entityId,
+# which plugin ids and codes are accepted. This file says what your server does there
+# (conformance policy, section 5). It starts as a copy of the bundled reference server's
+# profile: change what differs for your server, then
+#     boardcert profile THIS-FILE              # check it
+#     boardcert run --profile THIS-FILE --base-url URL --api-key KEY
+# Validated against spec/profile.schema.json. A key that is absent (or null) turns the tests
+# that need it into "not assessed: <key>", never into failures.
+"""
+
+
+def profile_template() -> str:
+    """spec/profiles/reference.yaml with a header for a new server and its own name."""
+    text = DEFAULT_PROFILE.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    body = "".join(lines[next(i for i, line in enumerate(lines)
+                              if not line.startswith("#")):])
+    body = re.sub(r"^name: .*$", "name: my-server                 # shown in the reports",
+                  body, count=1, flags=re.MULTILINE)
+    return TEMPLATE_HEADER + body
+
+
+def cmd_profile(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardcert.config import load_profile
+
+    if args.init:
+        path = Path(args.path or "boardcert-profile.yaml")
+        if path.exists():
+            error(f"{path} exists; not overwriting it (choose another PATH)")
+            return EXIT_USAGE
+        path.write_text(profile_template(), encoding="utf-8")
+        print(f"boardcert: wrote {path}: edit it, then boardcert run --profile {path}")
+        return EXIT_OK
+    try:
+        profile = load_profile(args.path)
+    except ConfigError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    print(f"boardcert: {profile.path}: a valid profile, name {profile.name!r}")
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardcert.reference.__main__ import main as serve_main
+
+    argv = ["--host", args.host, "--port", str(args.port)]
+    if args.api_key:
+        argv += ["--api-key", args.api_key]
+    return serve_main(argv)
 
 
 if __name__ == "__main__":

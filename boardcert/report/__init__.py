@@ -1,0 +1,80 @@
+"""Compliance reports: compliance.json (built from a run's results), rendered as
+compliance.md and a self-contained compliance.html.
+
+    report = build(tests, run)          # a dict; spec/compliance.schema.json describes it
+    write(report, directory)            # compliance.json, compliance.md, compliance.html
+    rebuild(directory)                  # the Markdown and HTML again, from compliance.json
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from boardcert.paths import SPEC
+from boardcert.report.build import VERDICTS, Run, TestResult, build
+from boardcert.report.render import render_html, render_markdown
+
+SCHEMA = SPEC / "compliance.schema.json"
+JSON_NAME, MARKDOWN_NAME, HTML_NAME = "compliance.json", "compliance.md", "compliance.html"
+
+__all__ = ["VERDICTS", "ReportError", "Run", "TestResult", "build", "load", "rebuild",
+           "render_html", "render_markdown", "validate", "write"]
+
+
+class ReportError(Exception):
+    """compliance.json is missing, unreadable or not a compliance report."""
+
+
+@cache
+def _validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
+
+
+def validate(report: dict[str, Any]) -> None:
+    """Raise ReportError naming the first problems if the report breaks its schema."""
+    errors = sorted(_validator().iter_errors(report), key=lambda e: list(e.absolute_path))
+    if errors:
+        raise ReportError("; ".join(
+            f"{'/'.join(map(str, e.absolute_path)) or '(top level)'}: {e.message}"
+            for e in errors[:5]))
+
+
+def write(report: dict[str, Any], directory: Path) -> dict[str, Path]:
+    """Validate the report and write its three files; returns their paths by suffix."""
+    validate(report)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = {"json": directory / JSON_NAME}
+    written["json"].write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n",
+                               encoding="utf-8")
+    return written | render_files(report, directory)
+
+
+def render_files(report: dict[str, Any], directory: Path) -> dict[str, Path]:
+    paths = {"md": directory / MARKDOWN_NAME, "html": directory / HTML_NAME}
+    paths["md"].write_text(render_markdown(report), encoding="utf-8")
+    paths["html"].write_text(render_html(report), encoding="utf-8")
+    return paths
+
+
+def load(directory: Path) -> dict[str, Any]:
+    """The compliance.json of a report directory (or the file itself), validated."""
+    path = directory / JSON_NAME if directory.is_dir() else directory
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ReportError(f"{path}: cannot read it ({exc.strerror})") from None
+    except ValueError as exc:
+        raise ReportError(f"{path}: not JSON ({exc})") from None
+    validate(report)
+    return report
+
+
+def rebuild(directory: Path) -> dict[str, Path]:
+    """compliance.md and compliance.html again, from the directory's compliance.json."""
+    report = load(directory)
+    return render_files(report, directory if directory.is_dir() else directory.parent)

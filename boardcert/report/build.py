@@ -1,0 +1,269 @@
+"""compliance.json: a run's test results read against the catalogue and the 28 operations.
+
+A requirement is `failed` when a test of it failed on it, `not assessed` when no test of it
+ran to a result (none exists, all were skipped, or one errored), else `passed`. An INFO
+requirement is never failed: a failure of its tests becomes an observation. The verdict
+follows the conformance policy, section 4.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from boardcert import INTERFACE_VERSION, __version__, requirements, spec
+from boardcert.requirements import Requirement
+
+FORMAT = "boardcert-compliance/1"
+PASSED, FAILED, NOT_ASSESSED = "passed", "failed", "not assessed"
+STATUSES = (PASSED, FAILED, NOT_ASSESSED)
+OUTCOMES = ("passed", "failed", "error", "skipped")
+CONFORMANT = "conformant"
+WARNINGS = "conformant with warnings"
+NON_CONFORMANT = "non-conformant"
+INCOMPLETE = "incomplete"
+VERDICTS = (CONFORMANT, WARNINGS, NON_CONFORMANT, INCOMPLETE)
+# "[REQ-ID] ..." at the start of a failure line names the requirement that failed.
+_BLAME = re.compile(r"^(?:[\w.]+: )?\[([A-Z0-9]+(?:-[A-Z0-9]+)+)\]", re.MULTILINE)
+_SECURITY = ("without a key", "security")
+
+
+@dataclass
+class TestResult:
+    """One test of the run: its outcome and what it names."""
+
+    __test__ = False  # not a pytest test class
+
+    nodeid: str
+    outcome: str  # passed | failed | error | skipped
+    requirements: tuple[str, ...] = ()
+    operations: tuple[int, ...] = ()
+    message: str = ""  # the failure message, or the skip reason
+    evidence: str = ""  # the last exchanges, key redacted
+    observations: tuple[str, ...] = ()  # "REQ-ID: text"
+    duration: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.outcome not in OUTCOMES:
+            raise ValueError(f"unknown outcome {self.outcome!r} of {self.nodeid}")
+
+    @property
+    def failed_requirements(self) -> tuple[str, ...]:
+        """The requirements a failure counts against: those its message names in "[ID]" at
+        the start of a line, else all the test names."""
+        if self.outcome != "failed":
+            return ()
+        named = [i for i in dict.fromkeys(_BLAME.findall(self.message))
+                 if i in requirements.catalogue()]
+        return tuple(named) or self.requirements
+
+    @property
+    def summary(self) -> str:
+        """The failure message without the evidence that follows it."""
+        lines = []
+        for line in self.message.strip().splitlines():
+            if line.startswith(("request: ", "reproduce: ", "response: ", "  body: ")):
+                break
+            lines.append(line)
+        return "\n".join(lines).strip()
+
+
+@dataclass
+class Run:
+    """What the report says about the run besides the tests."""
+
+    started: datetime
+    finished: datetime
+    base_url: str | None
+    reference_server: bool
+    profile_name: str
+    profile_path: str | None
+    profile_content: Mapping[str, Any]
+    collection_errors: list[dict[str, str]] = field(default_factory=list)
+
+
+def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
+    """The compliance report (the document spec/compliance.schema.json describes)."""
+    tests = list(tests)
+    reqs = [requirement_result(req, tests) for req in requirements.catalogue().values()]
+    ops = [operation_result(op, tests) for op in spec.operations().values()]
+    observations = collect_observations(tests)
+    verdict, reason = decide(reqs)
+    return {
+        "format": FORMAT,
+        "suite": {"name": "boardcert", "version": __version__},
+        "interface_version": INTERFACE_VERSION,
+        "target": {"base_url": run.base_url, "reference_server": run.reference_server},
+        "profile": {"name": run.profile_name, "path": run.profile_path,
+                    "content": dict(run.profile_content)},
+        "started": _iso(run.started),
+        "finished": _iso(run.finished),
+        "duration_seconds": round((run.finished - run.started).total_seconds(), 3),
+        "verdict": verdict,
+        "verdict_reason": reason,
+        "counts": count(reqs, ops, tests, observations),
+        "requirements": reqs,
+        "operations": ops,
+        "observations": observations,
+        "tests": [test_entry(t) for t in tests],
+        "collection_errors": list(run.collection_errors),
+    }
+
+
+def requirement_result(req: Requirement, tests: list[TestResult]) -> dict[str, Any]:
+    mine = [t for t in tests if req.id in t.requirements or req.id in t.failed_requirements]
+    failures = [t for t in mine if req.id in t.failed_requirements]
+    errors = [t for t in mine if t.outcome == "error"]
+    ran = [t for t in mine if t.outcome == "passed" or t in failures]
+    if failures and req.level != "INFO":
+        status, message = FAILED, "\n".join(t.summary for t in failures)
+    elif errors:
+        status, message = NOT_ASSESSED, f"a test errored: {errors[0].summary}"
+    elif ran:
+        status, message = PASSED, None
+    else:
+        status, message = NOT_ASSESSED, _why_not_assessed(req, mine)
+    return {
+        "id": req.id,
+        "level": req.level,
+        "title": req.title,
+        "text": req.text,
+        "section": req.section,
+        "quote": req.quote,
+        "operations": list(req.operations),
+        "status": status,
+        "message": message,
+        "tests": [{"nodeid": t.nodeid, "outcome": _outcome_for(req.id, t)} for t in mine],
+        "failures": [{"test": t.nodeid, "message": t.summary} for t in failures],
+    }
+
+
+def _outcome_for(req_id: str, test: TestResult) -> str:
+    """A test that failed on another requirement did not get as far as this one."""
+    if test.outcome == "failed" and req_id not in test.failed_requirements:
+        return "skipped"
+    return test.outcome
+
+
+def _why_not_assessed(req: Requirement, mine: list[TestResult]) -> str:
+    if not mine:
+        return "no test of this requirement ran"
+    reasons = [t.message.strip() for t in mine if t.outcome == "skipped" and t.message.strip()]
+    if reasons:
+        return "; ".join(dict.fromkeys(reasons))
+    stopped = [t for t in mine if t.outcome == "failed"]
+    if stopped:
+        named = ", ".join(stopped[0].failed_requirements)
+        return f"its tests stopped at a failure of {named} first"
+    return "its tests were skipped"
+
+
+def operation_result(op: spec.Operation, tests: list[TestResult]) -> dict[str, Any]:
+    mine = [t for t in tests if op.number in t.operations]
+    catalogue = requirements.catalogue()
+    failed = sorted({i for t in mine for i in t.failed_requirements
+                     if i in catalogue and catalogue[i].level != "INFO"})
+    if failed:
+        status = FAILED
+    elif any(t.outcome == "passed" or t.failed_requirements for t in mine):
+        status = PASSED
+    else:
+        status = NOT_ASSESSED
+    outcomes = Counter(t.outcome for t in mine)
+    return {
+        "number": op.number,
+        "method": op.method,
+        "path": op.path,
+        "operationId": op.operation_id,
+        "auth_required": op.auth_required,
+        "status": status,
+        "failed_requirements": failed,
+        "outcomes": {o: outcomes.get(o, 0) for o in OUTCOMES},
+        "tests": [t.nodeid for t in mine],
+    }
+
+
+def collect_observations(tests: list[TestResult]) -> list[dict[str, Any]]:
+    """INFO observations the tests recorded, and failures of INFO requirements."""
+    catalogue = requirements.catalogue()
+    found: list[dict[str, Any]] = []
+    for test in tests:
+        for entry in test.observations:
+            req_id, _, text = entry.partition(": ")
+            found.append(_observation(req_id, test.nodeid, text.strip() or entry))
+        for req_id in test.failed_requirements:
+            if req_id in catalogue and catalogue[req_id].level == "INFO":
+                found.append(_observation(req_id, test.nodeid, f"test failed: {test.summary}"))
+    return found
+
+
+def _observation(req_id: str, test: str, text: str) -> dict[str, Any]:
+    req = requirements.catalogue().get(req_id)
+    return {
+        "requirement": req_id,
+        "title": req.title if req else "",
+        "test": test,
+        "text": text,
+        "security": any(word in text.lower() for word in _SECURITY),
+    }
+
+
+def decide(reqs: list[dict[str, Any]]) -> tuple[str, str]:
+    """The verdict of the conformance policy, section 4, and the reason in a sentence."""
+    def ids(level: str, status: str) -> list[str]:
+        return [r["id"] for r in reqs if r["level"] == level and r["status"] == status]
+
+    if failed := ids("MUST", FAILED):
+        return NON_CONFORMANT, f"{_n(failed, 'MUST requirement')} failed: {_list(failed)}"
+    if missing := ids("MUST", NOT_ASSESSED):
+        return INCOMPLETE, f"{_n(missing, 'MUST requirement')} not assessed: {_list(missing)}"
+    if warned := ids("SHOULD", FAILED):
+        return WARNINGS, f"all MUST requirements passed; {_n(warned, 'SHOULD requirement')} " \
+                         f"failed: {_list(warned)}"
+    return CONFORMANT, "all MUST and SHOULD requirements that were assessed passed"
+
+
+def _n(items: list[str], noun: str) -> str:
+    return f"{len(items)} {noun}{'s' if len(items) != 1 else ''}"
+
+
+def _list(items: list[str], shown: int = 6) -> str:
+    more = f" and {len(items) - shown} more" if len(items) > shown else ""
+    return ", ".join(items[:shown]) + more
+
+
+def count(reqs: list[dict[str, Any]], ops: list[dict[str, Any]], tests: list[TestResult],
+          observations: list[dict[str, Any]]) -> dict[str, Any]:
+    by_level = {}
+    for level in (*requirements.LEVELS, "all"):
+        chosen = [r for r in reqs if level in ("all", r["level"])]
+        by_level[level] = {s: sum(r["status"] == s for r in chosen) for s in STATUSES}
+        by_level[level]["total"] = len(chosen)
+    outcomes = Counter(t.outcome for t in tests)
+    return {
+        "requirements": by_level,
+        "operations": {s: sum(o["status"] == s for o in ops) for s in STATUSES},
+        "tests": {**{o: outcomes.get(o, 0) for o in OUTCOMES}, "total": len(tests)},
+        "observations": len(observations),
+    }
+
+
+def test_entry(test: TestResult) -> dict[str, Any]:
+    return {
+        "nodeid": test.nodeid,
+        "outcome": test.outcome,
+        "requirements": list(test.requirements),
+        "operations": list(test.operations),
+        "failed_requirements": list(test.failed_requirements),
+        "duration_seconds": round(test.duration, 3),
+        "message": test.message or None,
+        "evidence": test.evidence or None,
+    }
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")

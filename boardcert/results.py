@@ -1,0 +1,261 @@
+"""What a run's tests found, and where it goes: the compliance report (compliance.json, .md,
+.html, written at session end when `--report-dir` is given) and allure labels.
+
+A pytest plugin module, loaded with boardcert.plugin. Results are collected from
+`pytest_runtest_logreport`, which pytest-xdist replays on the controller with each report's
+user properties (requirements, operations, observation, evidence), so the controller alone
+writes the report. A run stopped by `pytest.exit(..., returncode=3)` (the target cannot be
+reached) writes no report; the exit status 3 reaches the controller under xdist too.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from boardcert import report as compliance
+from boardcert import requirements, spec
+from boardcert.plugin import TARGET
+from boardcert.report.render import exchanges
+
+UNREACHABLE = 3  # the exit status of a run whose target cannot be reached
+REPORT = pytest.StashKey[dict[str, Any]]()  # the written report, for the terminal summary
+_RANK = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
+_ALLURE_SEVERITY = {"MUST": "critical", "SHOULD": "normal", "INFO": "trivial"}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("boardcert", "boardcert: the server under test")
+    group.addoption("--report-dir", default=None, metavar="DIR",
+                    help="write compliance.json, compliance.md and compliance.html to DIR at "
+                    "the end of the run")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(ExitWatch(config), "boardcert-exit-watch")
+    if config.option.report_dir and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(Collector(config, Path(config.option.report_dir)),
+                                      "boardcert-results")
+
+
+# --- exit status 3 across processes ------------------------------------------------------
+
+class ExitWatch:
+    """Remembers a `pytest.exit`. Under xdist a worker's exit stops the controller (as
+    xdist's `shouldstop`, which prints the message once), and the status travels in the
+    worker's output so the controller ends with it too."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.session: pytest.Session | None = None
+        self.returncode: int | None = None
+        self.message = ""
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        self.session = session
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        if isinstance(excinfo.value, pytest.exit.Exception) and self.returncode is None:
+            self.returncode = excinfo.value.returncode
+            self.message = excinfo.value.msg
+            if self.session is not None and hasattr(self.config, "workerinput"):
+                self.session.shouldstop = self.message
+
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", None) or {}
+        if output.get("boardcert_exit") is not None and self.returncode is None:
+            self.returncode, self.message = output["boardcert_exit"], output["boardcert_why"]
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(self.config, "workerinput"):
+            self.config.workeroutput["boardcert_exit"] = self.returncode
+            self.config.workeroutput["boardcert_why"] = self.message
+        elif self.returncode is not None:
+            session.exitstatus = self.returncode
+
+    @property
+    def unreachable(self) -> bool:
+        return self.returncode == UNREACHABLE
+
+
+# --- collecting results ------------------------------------------------------------------
+
+class Collector:
+    """Gathers every test's outcome on the controller; writes the report at session end."""
+
+    def __init__(self, config: pytest.Config, directory: Path) -> None:
+        self.config = config
+        self.directory = directory
+        self.started = datetime.now(UTC)
+        self.tests: dict[str, dict[str, Any]] = {}
+        self.collection_errors: list[dict[str, str]] = []
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            text = report.longreprtext.strip().splitlines()
+            self.collection_errors.append({"nodeid": report.nodeid or "(session)",
+                                           "message": "\n".join(text[-6:])})
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        test = self.tests.setdefault(report.nodeid, {
+            "outcome": "passed", "message": "", "evidence": "", "duration": 0.0,
+            "requirements": (), "operations": (), "observations": []})
+        test["duration"] += report.duration
+        for name, value in report.user_properties:
+            if name == "requirements":
+                test["requirements"] = tuple(str(value).split())
+            elif name == "operations":
+                test["operations"] = tuple(int(n) for n in str(value).split())
+            elif name == "observation" and value not in test["observations"]:
+                test["observations"].append(str(value))
+            elif name == "evidence":
+                test["evidence"] = str(value)
+        outcome = phase_outcome(report)
+        if _RANK[outcome] > _RANK[test["outcome"]]:
+            test["outcome"], test["message"] = outcome, phase_message(report)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        watch = self.config.pluginmanager.get_plugin("boardcert-exit-watch")
+        if watch is not None and watch.unreachable:
+            return
+        report = compliance.build(self.results(), self.run_facts())
+        compliance.write(report, self.directory)
+        self.config.stash[REPORT] = report
+
+    def results(self) -> list[compliance.TestResult]:
+        redact = _redactor(self.config)
+        return [compliance.TestResult(
+            nodeid=nodeid, outcome=t["outcome"], requirements=t["requirements"],
+            operations=t["operations"], message=redact(t["message"]),
+            evidence=redact(t["evidence"]), duration=t["duration"],
+            observations=tuple(redact(o) for o in t["observations"]),
+        ) for nodeid, t in self.tests.items()]
+
+    def run_facts(self) -> compliance.Run:
+        target = self.config.stash.get(TARGET, None)
+        configured = bool(self.config.option.base_url or os.environ.get("BOARDCERT_BASE_URL"))
+        profile = target.profile if target else None
+        return compliance.Run(
+            started=self.started,
+            finished=datetime.now(UTC),
+            base_url=(target.base_url or None) if target else None,
+            reference_server=not configured,
+            profile_name=profile.name if profile else "unknown",
+            profile_path=str(profile.path) if profile and profile.path else None,
+            profile_content=profile.data if profile else {},
+            collection_errors=self.collection_errors,
+        )
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        report = self.config.stash.get(REPORT, None)
+        if report is None:
+            return
+        reqs = report["counts"]["requirements"]
+        terminalreporter.section("boardcert compliance")
+        for level in requirements.LEVELS:
+            k = reqs[level]
+            terminalreporter.line(f"{level:6} {k['passed']:3} passed  {k['failed']:3} failed  "
+                                  f"{k['not assessed']:3} not assessed  (of {k['total']})")
+        terminalreporter.line(f"verdict: {report['verdict']}; report: "
+                              f"{self.directory / compliance.HTML_NAME}")
+
+
+def phase_outcome(report: pytest.TestReport) -> str:
+    if report.passed:
+        return "passed"
+    if report.skipped:
+        return "skipped"
+    if report.when != "call" or ("outcome", "error") in report.user_properties:
+        return "error"
+    return "failed"
+
+
+def is_failure(exc: BaseException) -> bool:
+    """An assertion (a check that could fail) rather than a test that broke (an error)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(is_failure(e) for e in exc.exceptions)
+    return isinstance(exc, AssertionError | pytest.fail.Exception)
+
+
+def phase_message(report: pytest.TestReport) -> str:
+    """The failure message (the exception's text) or the skip reason."""
+    longrepr = report.longrepr
+    if report.skipped:
+        if hasattr(report, "wasxfail"):
+            return f"expected failure: {report.wasxfail}".strip()
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        return reason.removeprefix("Skipped: ")
+    if report.passed:
+        return ""
+    crash = getattr(longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else report.longreprtext
+    return text.removeprefix("AssertionError: ").removeprefix("Failed: ")
+
+
+def _redactor(config: pytest.Config):
+    """Hides the configured key (and the reference server's, once started) as ***."""
+    target = config.stash.get(TARGET, None)
+    keys = {k for k in (getattr(target, "api_key", ""), config.option.api_key,
+                        os.environ.get("BOARDCERT_API_KEY")) if k}
+
+    def redact(text: str) -> str:
+        for key in keys:
+            text = text.replace(key, "***")
+        return text
+    return redact
+
+
+# --- allure ------------------------------------------------------------------------------
+
+@pytest.fixture(autouse=True)
+def _allure_labels(request: pytest.FixtureRequest) -> None:
+    """Labels each test with its requirement ids, operations and level (allure only)."""
+    if not request.config.pluginmanager.has_plugin("allure_listener"):
+        return
+    import allure
+
+    props = dict(request.node.user_properties)
+    ids = str(props.get("requirements", "")).split()
+    if not ids:
+        return
+    catalogue = requirements.catalogue()
+    allure.dynamic.epic("Board Project Service Interface 0.0.1")
+    for number in map(int, str(props.get("operations", "")).split()):
+        op = spec.operation(number)
+        allure.dynamic.feature(f"op {number:02d}: {op.label}")
+        allure.dynamic.label("operation", str(number))
+    levels = []
+    for req_id in ids:
+        req = catalogue[req_id]
+        levels.append(req.level)
+        allure.dynamic.story(f"{req_id}: {req.title}")
+        allure.dynamic.label("requirement", req_id)  # markers already tag the ids
+    level = min(levels, key=requirements.LEVELS.index)
+    allure.dynamic.label("level", level)
+    allure.dynamic.tag(level)
+    allure.dynamic.severity(_ALLURE_SEVERITY[level])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    """Marks a test that broke (not an assertion) as an error, and attaches each exchange of a
+    failed test (request, response, curl) to its allure result."""
+    report = yield
+    if report.when == "call" and report.failed and call.excinfo is not None \
+            and not is_failure(call.excinfo.value):
+        report.user_properties.append(("outcome", "error"))  # it broke: not assessed
+    if report.failed and item.config.pluginmanager.has_plugin("allure_listener"):
+        import allure
+
+        evidence = dict(report.user_properties).get("evidence")
+        for n, exchange in enumerate(exchanges(str(evidence or "")), start=1):
+            text = f"{exchange['text']}\n\nreproduce:\n{exchange['curl']}\n"
+            allure.attach(text, name=f"exchange {n}: {exchange['request']}",
+                          attachment_type=allure.attachment_type.TEXT)
+    return report

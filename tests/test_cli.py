@@ -1,0 +1,244 @@
+"""The `boardcert` command: exit codes (conformance policy, section 4), the reports a run
+writes, and that the API key appears in none of them nor on the console."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from test_report import sample_report
+
+from boardcert import cli, report
+from boardcert.config import load_profile
+from boardcert.paths import DEFAULT_PROFILE, ROOT, SUITES
+from boardcert.reference.server import free_port, start
+
+KEY = "bcKEY-distinctive-5f0c2e9a71"  # must never be written anywhere
+
+
+def boardcert(*args: str, env: dict[str, str] | None = None,
+              patch: str = "") -> subprocess.CompletedProcess[str]:
+    """`boardcert ARGS` in a child process from the checkout (`patch`: Python run first)."""
+    code = f"import sys, boardcert.cli as cli\n{patch}\nsys.exit(cli.main(sys.argv[1:]))"
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
+    return subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, text=True,
+                          capture_output=True, timeout=180, env=environment | (env or {}))
+
+
+def leaks(directory: Path, *texts: str) -> list[str]:
+    """Every file under `directory`, and each text, that contains the key."""
+    found = [str(p) for p in directory.rglob("*") if p.is_file() and KEY.encode() in
+             p.read_bytes()]
+    return found + [f"console: ...{t[t.index(KEY) - 80:t.index(KEY) + 20]}..."
+                    for t in texts if KEY in t]
+
+
+# --- end to end against the reference server ---------------------------------------------------
+
+def test_run_writes_every_report_and_never_the_key(tmp_path):
+    """A run against a server demanding the key writes compliance.json/.md/.html, junit.xml
+    and allure-results; the key is in none of them and not on the console."""
+    out = tmp_path / "reports"
+    with start(api_key=KEY) as server:
+        result = boardcert("run", "--base-url", server.base_url, "--api-key", KEY,
+                           "--output", str(out), "--", "-x", "suites/test_users.py")
+    assert result.returncode == 1, result.stdout + result.stderr  # only op 1: incomplete
+    assert "boardcert: INCOMPLETE:" in result.stdout
+    assert f"reports in {out}/" in result.stdout
+    built = report.load(out)  # validated against spec/compliance.schema.json
+    assert built["target"] == {"base_url": server.base_url, "reference_server": False}
+    assert {t["outcome"] for t in built["tests"]} == {"passed"}
+    assert next(r for r in built["requirements"] if r["id"] == "USERS-ME-PROPERTIES")[
+        "status"] == "passed"
+    assert {p.name for p in out.iterdir()} == {"compliance.json", "compliance.md",
+                                               "compliance.html", "junit.xml", "allure-results"}
+    assert any(out.glob("allure-results/*-result.json"))
+    assert 'name="requirements" value="USERS-ME-PROPERTIES"' in (out / "junit.xml").read_text()
+    assert leaks(out, result.stdout, result.stderr) == []
+
+
+def test_failing_run_shows_evidence_but_not_the_key(tmp_path):
+    """Every request rejected (the server wants another key, ours comes from the
+    environment): non-conformant, with evidence and curl lines showing the key as ***."""
+    out = tmp_path / "reports"
+    with start(api_key="another-key-entirely") as server:
+        result = boardcert("run", "--base-url", server.base_url, "--output", str(out),
+                           "--", "suites/test_users.py", env={"BOARDCERT_API_KEY": KEY})
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "boardcert: NON-CONFORMANT:" in result.stdout
+    built = report.load(out)
+    failed = [t for t in built["tests"] if t["outcome"] == "failed"]
+    assert failed and all("x-api-key: ***" in t["evidence"].lower() for t in failed)
+    assert "pre class=\"curl\"" in (out / "compliance.html").read_text()
+    attachments = list(out.glob("allure-results/*-attachment.txt"))
+    assert attachments and "***" in attachments[0].read_text()
+    assert leaks(out, result.stdout, result.stderr) == []
+
+
+def test_target_lost_during_the_run_exits_3(tmp_path, monkeypatch, capsys):
+    """The plugin's pytest.exit(returncode=3) (here: nothing listens, and the command's own
+    check is skipped) ends the command with 3, and no report is written."""
+    monkeypatch.setattr(cli, "unreachable", lambda target: None)
+    out = tmp_path / "reports"
+    code = cli.main(["run", "--base-url", f"http://127.0.0.1:{free_port()}", "--api-key", KEY,
+                     "--output", str(out), "--", "suites/test_users.py"])
+    assert code == 3
+    assert "cannot be reached" in capsys.readouterr().err
+    assert not (out / "compliance.json").exists()
+
+
+def test_target_lost_under_xdist_exits_3_once(tmp_path):
+    """Under xdist a worker's pytest.exit reaches the controller: exit 3, one message."""
+    out = tmp_path / "reports"
+    result = boardcert("run", "--base-url", f"http://127.0.0.1:{free_port()}", "--output",
+                       str(out), "--", "-n", "1", "suites/test_users.py",
+                       env={"BOARDCERT_API_KEY": KEY},
+                       patch="cli.unreachable = lambda target: None")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert result.stderr.count("cannot be reached") == 1, result.stderr
+    assert not (out / "compliance.json").exists()
+    assert leaks(tmp_path, result.stdout, result.stderr) == []
+
+
+# --- exit codes --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("verdict", "strict", "code"), [
+    ("conformant", False, 0), ("conformant", True, 0),
+    ("conformant with warnings", False, 0), ("conformant with warnings", True, 1),
+    ("non-conformant", False, 1), ("incomplete", False, 1)])
+def test_exit_code_follows_the_verdict(tmp_path, capsys, verdict, strict, code):
+    report.write(sample_report(verdict), tmp_path)
+    assert cli.outcome(1, cli._RunWatch(), tmp_path, strict) == code
+    assert f"boardcert: {verdict.upper()}:" in capsys.readouterr().out
+
+
+def test_no_report_written_is_a_failure(tmp_path, capsys):
+    assert cli.outcome(2, cli._RunWatch(), tmp_path, False) == cli.EXIT_FAILED
+    assert "no compliance report was written" in capsys.readouterr().err
+
+
+def test_a_bad_profile_key_is_a_usage_error_naming_it(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\nbodiez: {}\n")
+    assert cli.main(["run", "--profile", str(bad), "--output", str(tmp_path / "o")]) == 2
+    assert "unknown key bodiez" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("argv", [["run", "--bogus"], ["run", "--base-url", "ftp://x"],
+                                  ["run", "--base-url", "http://127.0.0.1:9"], ["frobnicate"]])
+def test_usage_errors_exit_2(argv, monkeypatch, capsys):
+    monkeypatch.delenv("BOARDCERT_API_KEY", raising=False)
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err
+
+
+def test_a_pytest_usage_error_exits_2(tmp_path, capsys):
+    assert cli.main(["run", "--output", str(tmp_path / "o"), "--", "--no-such-pytest-flag"]) == 2
+    assert "--no-such-pytest-flag" in capsys.readouterr().err
+
+
+def test_an_unreachable_target_exits_3_before_any_test(tmp_path, capsys):
+    url = f"http://127.0.0.1:{free_port()}"
+    assert cli.main(["run", "--base-url", url, "--api-key", KEY, "--output",
+                     str(tmp_path / "o")]) == 3
+    err = capsys.readouterr().err
+    assert f"the target {url} cannot be reached" in err and KEY not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_an_output_directory_holding_a_report_is_refused(tmp_path, capsys):
+    (tmp_path / "junit.xml").write_text("<testsuites/>")
+    assert cli.main(["run", "--output", str(tmp_path)]) == 2
+    assert "already holds a report (junit.xml)" in capsys.readouterr().err
+
+
+# --- what reaches pytest -----------------------------------------------------------------
+
+def test_pytest_never_gets_the_key_on_its_command_line(tmp_path):
+    args = cli.build_parser().parse_args(["run", "--base-url", "http://h", "--api-key", KEY,
+                                          "--profile", "p.yaml", "--budget", "quick"])
+    argv = cli.pytest_arguments(args, [], tmp_path)
+    assert KEY not in " ".join(argv)
+    assert {"--base-url=http://h", "--profile=p.yaml", "--budget=quick",
+            f"--report-dir={tmp_path}", f"--junitxml={tmp_path / 'junit.xml'}",
+            f"--alluredir={tmp_path / 'allure-results'}"} <= set(argv)
+
+
+@pytest.mark.parametrize(("extra", "suites_added"), [
+    ([], True), (["-m", "op16"], True), (["-k", "suites"], True),
+    (["-x", "suites/test_users.py"], False), (["suites/test_users.py::test_x"], False)])
+def test_suites_are_run_unless_paths_are_given(extra, suites_added, monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    args = cli.build_parser().parse_args(["run"])
+    argv = cli.pytest_arguments(args, extra, tmp_path)
+    tail = extra + ([str(SUITES)] if suites_added else [])
+    assert argv[len(argv) - len(tail):] == tail
+
+
+def test_secrets_are_removed_from_every_file_in_every_escaping(tmp_path):
+    secret = 'k"e<y&'
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "a.json").write_text(json.dumps({"k": secret}))
+    (tmp_path / "b.xml").write_text("<p v='k&quot;e&lt;y&amp;'/>")
+    (tmp_path / "c.txt").write_text(f"raw {secret}")
+    cli.redact_tree(tmp_path, [secret])
+    texts = [p.read_text() for p in tmp_path.rglob("*") if p.is_file()]
+    assert all("***" in t for t in texts)
+    assert not any(secret in t or "k&quot;e&lt;y&amp;" in t or 'k\\"e' in t for t in texts)
+
+
+# --- report, profile, requirements --------------------------------------------------------
+
+def test_report_rebuilds_markdown_and_html(tmp_path, capsys):
+    report.write(sample_report("incomplete"), tmp_path)
+    (tmp_path / "compliance.html").unlink()
+    (tmp_path / "compliance.md").unlink()
+    assert cli.main(["report", str(tmp_path)]) == 0
+    assert (tmp_path / "compliance.html").exists() and (tmp_path / "compliance.md").exists()
+    assert "incomplete" in capsys.readouterr().out
+
+
+def test_report_of_a_directory_without_a_report_is_a_usage_error(tmp_path, capsys):
+    assert cli.main(["report", str(tmp_path)]) == 2
+    assert "compliance.json" in capsys.readouterr().err
+
+
+def test_profile_init_writes_a_commented_valid_template(tmp_path, capsys):
+    path = tmp_path / "mine.yaml"
+    assert cli.main(["profile", "--init", str(path)]) == 0
+    text = path.read_text()
+    assert text.startswith("# boardcert implementation profile")
+    assert "# Operation 27" in text  # the reference profile's comments are kept
+    profile = load_profile(path)
+    reference = yaml.safe_load(DEFAULT_PROFILE.read_text())
+    assert profile.name == "my-server"
+    assert set(profile.data) == set(reference)
+    assert cli.main(["profile", str(path)]) == 0
+    assert "a valid profile" in capsys.readouterr().out
+
+
+def test_profile_init_never_overwrites(tmp_path, capsys):
+    path = tmp_path / "mine.yaml"
+    path.write_text("mine\n")
+    assert cli.main(["profile", "--init", str(path)]) == 2
+    assert path.read_text() == "mine\n"
+    assert "not overwriting" in capsys.readouterr().err
+
+
+def test_profile_check_names_the_bad_key(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text("plugin_idd: x\n")
+    assert cli.main(["profile", str(path)]) == 2
+    assert "plugin_idd" in capsys.readouterr().err
+
+
+def test_requirements_lists_the_catalogue(capsys):
+    assert cli.main(["requirements", "--level", "MUST"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(" MUST " in line for line in lines)

@@ -1,0 +1,356 @@
+"""Compliance reports built from synthetic results: statuses, verdicts (conformance policy,
+section 4), the JSON Schema, Markdown and HTML, and the results plugin under pytest."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from boardcert import report, requirements
+from boardcert.config import load_profile
+from boardcert.report import Run, TestResult, build
+
+pytest_plugins = ["pytester"]
+
+EVIDENCE = (
+    "request: PATCH http://127.0.0.1:8080/projects/p1/cards/c1\n"
+    '  body: {"name": "xxxx…[25001 characters in all]"}\n'
+    "response: 200 (application/json, 25100 bytes, 3 ms)\n"
+    '  body: {"id": "c1", "name": "xxxx"}\n'
+    "reproduce: curl -sS -X PATCH -H 'X-API-Key: ***' -H 'content-type: application/json' "
+    "--data-raw '{\"name\": \"xxxx\"}' http://127.0.0.1:8080/projects/p1/cards/c1")
+FAILURE = ("[CARD-NAME-MAX-REJECTED] expected a 4xx for a name of 25001 characters; got "
+           f"status 200\n{EVIDENCE}")
+
+
+def catalogue() -> dict[str, requirements.Requirement]:
+    return requirements.catalogue()
+
+
+def passing(req_id: str) -> TestResult:
+    req = catalogue()[req_id]
+    return TestResult(f"suites/test_x.py::test_{req_id.lower()}", "passed", (req_id,),
+                      req.operations)
+
+
+def all_passing(*but: str) -> list[TestResult]:
+    return [passing(i) for i in catalogue() if i not in but]
+
+
+def run_facts() -> Run:
+    started = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
+    profile = load_profile()
+    return Run(started=started, finished=started + timedelta(seconds=42.5),
+               base_url="http://127.0.0.1:8080", reference_server=False,
+               profile_name=profile.name, profile_path=str(profile.path),
+               profile_content=profile.data)
+
+
+def sample_tests(kind: str) -> list[TestResult]:
+    """Results that give the verdict `kind`, with failures, skips and observations."""
+    tests = all_passing("CARD-NAME-MAX-REJECTED", "CARD-RENAME", "PROJECT-DELETE", "ID-FORMAT")
+    tests.append(TestResult("suites/test_projects.py::test_delete", "skipped",
+                            ("PROJECT-DELETE",), (4,), "not assessed: bodies.delete_project"))
+    tests.append(TestResult("suites/test_ids.py::test_ids", "passed", ("ID-FORMAT",), (2, 15),
+                            observations=("ID-FORMAT: ids are numeric strings",
+                                          "AUTH-UNLISTED-OBSERVED: op 25 is open without a "
+                                          "key (state-changing operation open without a key)")))
+    if kind == "non-conformant":
+        tests.append(TestResult("suites/test_cards.py::test_name_25001", "failed",
+                                ("CARD-NAME-MAX-REJECTED",), (16,), FAILURE, EVIDENCE))
+    else:
+        tests.append(passing("CARD-NAME-MAX-REJECTED"))
+    if kind in ("non-conformant", "conformant with warnings"):
+        tests.append(TestResult("suites/test_cards.py::test_rename", "failed", ("CARD-RENAME",),
+                                (16,), "[CARD-RENAME] expected the name to be 'b'; got 'a'"))
+    else:
+        tests.append(passing("CARD-RENAME"))
+    if kind == "incomplete":
+        tests = [t for t in tests if "SUCCESS-STATUS-200" not in t.requirements]
+    return tests
+
+
+def sample_report(kind: str) -> dict:
+    return build(sample_tests(kind), run_facts())
+
+
+def status(built: dict, req_id: str) -> str:
+    return next(r for r in built["requirements"] if r["id"] == req_id)["status"]
+
+
+# --- verdicts ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", report.VERDICTS)
+def test_each_verdict(kind):
+    """Each sample gives its verdict, and the report is valid against its schema."""
+    built = sample_report(kind)
+    report.validate(built)
+    assert built["verdict"] == kind
+
+
+def test_all_must_and_should_passing_is_conformant():
+    """Every requirement passing: conformant."""
+    built = build(all_passing(), run_facts())
+    assert (built["verdict"], built["counts"]["requirements"]["all"]["passed"]) == \
+        ("conformant", len(catalogue()))
+
+
+def test_a_should_failing_gives_warnings_and_names_it():
+    built = build([*all_passing("CARD-RENAME"), TestResult(
+        "t::rename", "failed", ("CARD-RENAME",), (16,), "[CARD-RENAME] expected ...")],
+        run_facts())
+    assert built["verdict"] == "conformant with warnings"
+    assert "CARD-RENAME" in built["verdict_reason"]
+
+
+def test_a_must_failing_wins_over_a_must_not_assessed():
+    """A failure is definite: non-conformant, even when another MUST was not assessed."""
+    tests = [*all_passing("CARD-NAME-MAX-REJECTED", "SUCCESS-STATUS-200"),
+             TestResult("t::limit", "failed", ("CARD-NAME-MAX-REJECTED",), (16,), FAILURE)]
+    built = build(tests, run_facts())
+    assert built["verdict"] == "non-conformant"
+    assert status(built, "SUCCESS-STATUS-200") == "not assessed"
+
+
+def test_no_tests_at_all_is_incomplete_and_nothing_passes():
+    """A requirement with no test is not assessed, never passed."""
+    built = build([], run_facts())
+    report.validate(built)
+    assert built["verdict"] == "incomplete"
+    assert {r["status"] for r in built["requirements"]} == {"not assessed"}
+    assert {o["status"] for o in built["operations"]} == {"not assessed"}
+    assert built["counts"]["requirements"]["all"]["not assessed"] == len(catalogue())
+
+
+def test_a_should_not_assessed_does_not_stop_conformance():
+    built = build(all_passing("CARD-RENAME"), run_facts())
+    assert status(built, "CARD-RENAME") == "not assessed"
+    assert built["verdict"] == "conformant"
+
+
+# --- requirement statuses --------------------------------------------------------------------
+
+def test_skipped_tests_leave_a_requirement_not_assessed_with_the_reason():
+    tests = [TestResult("t::a", "skipped", ("PROJECT-DELETE",), (4,), "not assessed: bodies.x"),
+             TestResult("t::b", "skipped", ("PROJECT-DELETE",), (4,), "not assessed: bodies.x")]
+    entry = next(r for r in build(tests, run_facts())["requirements"]
+                 if r["id"] == "PROJECT-DELETE")
+    assert (entry["status"], entry["message"]) == ("not assessed", "not assessed: bodies.x")
+
+
+def test_one_passed_test_among_skipped_ones_passes():
+    tests = [TestResult("t::a", "skipped", ("PROJECT-DELETE",), (4,), "not assessed: x"),
+             TestResult("t::b", "passed", ("PROJECT-DELETE",), (4,))]
+    assert status(build(tests, run_facts()), "PROJECT-DELETE") == "passed"
+
+
+def test_an_errored_test_leaves_its_requirement_not_assessed():
+    """Errored is "could not be assessed" (policy, section 4): incomplete, not passed."""
+    tests = [*all_passing("OPERATION-IMPLEMENTED"),
+             TestResult("t::a", "passed", ("OPERATION-IMPLEMENTED",), (1,)),
+             TestResult("t::b", "error", ("OPERATION-IMPLEMENTED",), (2,), "RuntimeError: boom")]
+    built = build(tests, run_facts())
+    assert status(built, "OPERATION-IMPLEMENTED") == "not assessed"
+    assert built["verdict"] == "incomplete"
+
+
+def test_an_info_failure_is_an_observation_never_a_failure():
+    tests = [*all_passing("ERROR-FORMAT"),
+             TestResult("t::errors", "failed", ("ERROR-FORMAT",), (16,), "[ERROR-FORMAT] odd")]
+    built = build(tests, run_facts())
+    report.validate(built)
+    assert status(built, "ERROR-FORMAT") == "passed"
+    assert built["verdict"] == "conformant"
+    assert [o["text"] for o in built["observations"]] == ["test failed: [ERROR-FORMAT] odd"]
+
+
+def test_a_failure_counts_against_the_requirement_its_message_names():
+    """A test of a MUST and a SHOULD failing on "[SHOULD-ID]" fails only the SHOULD; a
+    "[ID]" the test does not name still fails that requirement."""
+    tests = [*all_passing("CARD-NAME-MAX-REJECTED", "REJECTED-CHANGES-NOTHING", "CARD-ALIAS",
+                          "SUCCESS-STATUS-200"),
+             TestResult("t::both", "failed", ("CARD-NAME-MAX-REJECTED",
+                                              "REJECTED-CHANGES-NOTHING"), (16,),
+                        "[REJECTED-CHANGES-NOTHING] expected the name unchanged"),
+             TestResult("t::alias", "failed", ("CARD-ALIAS",), (20,),
+                        "AssertionError: [SUCCESS-STATUS-200] expected status 200; got 201")]
+    built = build(tests, run_facts())
+    assert status(built, "REJECTED-CHANGES-NOTHING") == "failed"
+    assert status(built, "CARD-NAME-MAX-REJECTED") == "not assessed"
+    assert status(built, "SUCCESS-STATUS-200") == "failed"
+    assert status(built, "CARD-ALIAS") == "not assessed"
+    assert built["verdict"] == "non-conformant"
+
+
+def test_a_failure_naming_no_requirement_fails_all_the_test_names():
+    tests = [TestResult("t::x", "failed", ("CARD-RENAME", "CARD-ALIAS"), (16,), "assert 1 == 2")]
+    built = build(tests, run_facts())
+    assert status(built, "CARD-RENAME") == status(built, "CARD-ALIAS") == "failed"
+
+
+def test_operations_cover_1_to_28_with_their_spec_facts():
+    built = sample_report("non-conformant")
+    ops = built["operations"]
+    assert [o["number"] for o in ops] == list(range(1, 29))
+    op16 = ops[15]
+    assert (op16["method"], op16["path"]) == ("PATCH", "/projects/{projectId}/cards/{cardId}")
+    assert op16["status"] == "failed"
+    assert "CARD-NAME-MAX-REJECTED" in op16["failed_requirements"]
+    assert "suites/test_cards.py::test_name_25001" in op16["tests"]
+
+
+def test_observations_are_collected_and_security_is_flagged():
+    built = sample_report("conformant")
+    found = {o["requirement"]: o for o in built["observations"]}
+    assert found["ID-FORMAT"]["text"] == "ids are numeric strings"
+    assert found["ID-FORMAT"]["security"] is False
+    assert found["AUTH-UNLISTED-OBSERVED"]["security"] is True
+
+
+def test_run_facts_are_reported():
+    built = sample_report("conformant")
+    assert built["interface_version"] == "0.0.1"
+    assert built["target"] == {"base_url": "http://127.0.0.1:8080", "reference_server": False}
+    assert built["profile"]["name"] == "reference"
+    assert built["profile"]["content"]["plugin_id"] == "boardcert"
+    assert (built["started"], built["finished"]) == ("2026-11-22T12:00:00Z",
+                                                     "2026-11-22T12:00:42Z")
+    assert built["duration_seconds"] == 42.5
+
+
+# --- the schema --------------------------------------------------------------------------
+
+def test_schema_is_a_valid_draft_2020_12_schema():
+    jsonschema.Draft202012Validator.check_schema(json.loads(report.SCHEMA.read_text()))
+
+
+@pytest.mark.parametrize("breakage", ["info failed", "passed without tests", "27 operations",
+                                      "unknown verdict"])
+def test_schema_rejects_impossible_reports(breakage):
+    built = sample_report("conformant")
+    info = next(r for r in built["requirements"] if r["level"] == "INFO")
+    if breakage == "info failed":
+        info["status"] = "failed"
+    elif breakage == "passed without tests":
+        next(r for r in built["requirements"] if r["status"] == "passed")["tests"] = []
+    elif breakage == "27 operations":
+        built["operations"].pop()
+    else:
+        built["verdict"] = "fine"
+    with pytest.raises(report.ReportError):
+        report.validate(built)
+
+
+# --- rendering ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", report.VERDICTS)
+def test_markdown_and_html_state_the_same_facts(kind, tmp_path):
+    built = sample_report(kind)
+    written = report.write(built, tmp_path)
+    markdown = written["md"].read_text()
+    page = written["html"].read_text()
+    assert markdown.startswith(f"# Compliance report: {kind.upper()}")
+    assert f'data-verdict="{kind}"' in page
+    for text in (markdown, page):
+        assert text.count("/projects/{projectId}/cards/{cardId}") >= 2  # ops 16 and 17
+        assert "CARD-NAME-MAX-REJECTED" in text
+        assert "plugin_id: boardcert" in text  # the profile
+        assert "ids are numeric strings" in text  # an observation
+    assert len(re.findall(r'<tr class="op ', page)) == 28
+    assert len(re.findall(r"^\| \d+ \| (GET|PUT|POST|PATCH|DELETE) \|", markdown, re.M)) == 28
+
+
+def test_failures_show_evidence_and_a_curl_line(tmp_path):
+    written = report.write(sample_report("non-conformant"), tmp_path)
+    page, markdown = written["html"].read_text(), written["md"].read_text()
+    assert '<pre class="curl"' in page
+    assert "response: 200 (application/json" in page
+    assert "```sh\ncurl -sS -X PATCH -H &#39;X-API-Key" not in markdown  # not escaped twice
+    assert "```sh\ncurl -sS -X PATCH -H 'X-API-Key: ***'" in markdown
+
+
+def test_html_is_self_contained(tmp_path):
+    """No external stylesheet, script, image, font or import: one file, no network."""
+    page = report.write(sample_report("non-conformant"), tmp_path)["html"].read_text()
+    assert not re.search(r"<link\b|<script[^>]+src=|<img\b|<iframe\b|@import|url\(", page)
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+    assert "<style>" in page and "<script>" in page
+
+
+def test_html_escapes_what_servers_send(tmp_path):
+    tests = [TestResult("t::x", "failed", ("CARD-RENAME",), (16,),
+                        "[CARD-RENAME] expected <b>x</b>; got <script>alert(1)</script>")]
+    page = report.render_html(build(tests, run_facts()))
+    assert "<script>alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_rebuild_writes_the_same_markdown_and_html(tmp_path):
+    written = report.write(sample_report("conformant with warnings"), tmp_path)
+    before = {k: p.read_text() for k, p in written.items()}
+    written["md"].unlink()
+    written["html"].unlink()
+    report.rebuild(tmp_path)
+    assert {k: p.read_text() for k, p in written.items()} == before
+
+
+def test_load_rejects_a_file_that_is_not_a_report(tmp_path):
+    (tmp_path / "compliance.json").write_text('{"verdict": "conformant"}')
+    with pytest.raises(report.ReportError, match="required property"):
+        report.load(tmp_path)
+    with pytest.raises(report.ReportError, match="cannot read"):
+        report.load(tmp_path / "missing")
+
+
+# --- the results plugin under pytest ------------------------------------------------------
+
+SUITE = '''
+import pytest
+from boardcert.config import NotAssessed
+
+@pytest.mark.requirement("CARD-RENAME")
+def test_should_fails():
+    raise AssertionError("[CARD-RENAME] expected the name to be 'b'; got 'a'")
+
+@pytest.mark.requirement("PROJECT-DELETE")
+def test_not_assessed():
+    raise NotAssessed("bodies.delete_project")
+
+@pytest.mark.requirement("ID-FORMAT")
+def test_observes(observe):
+    observe("ID-FORMAT", "ids are numeric strings")
+
+@pytest.mark.requirement("USERS-ME-PROPERTIES")
+def test_passes():
+    pass
+
+@pytest.mark.requirement("ROW-RENAME")
+def test_breaks():
+    raise KeyError("rows")
+'''
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "1"]], ids=["in-process", "xdist"])
+def test_results_plugin_writes_the_report(pytester: pytest.Pytester, tmp_path: Path, workers):
+    """Outcomes, skip reasons and observations reach compliance.json, under xdist too."""
+    pytester.makepyfile(test_suite=SUITE)
+    out = tmp_path / "out"
+    args = ["-p", "boardcert.plugin", "--report-dir", str(out), *workers]
+    result = (pytester.runpytest_subprocess if workers else pytester.runpytest)(*args)
+    result.stdout.fnmatch_lines(["*boardcert compliance*", "verdict: incomplete; report: *"])
+    built = report.load(out)
+    outcomes = {t["nodeid"].split("::")[1]: t["outcome"] for t in built["tests"]}
+    assert outcomes == {"test_should_fails": "failed", "test_not_assessed": "skipped",
+                        "test_observes": "passed", "test_passes": "passed",
+                        "test_breaks": "error"}
+    assert status(built, "CARD-RENAME") == "failed"
+    assert status(built, "ROW-RENAME") == "not assessed"
+    assert next(r for r in built["requirements"] if r["id"] == "PROJECT-DELETE")[
+        "message"] == "not assessed: bodies.delete_project"
+    assert [o["text"] for o in built["observations"]] == ["ids are numeric strings"]
+    assert (out / "compliance.md").exists() and (out / "compliance.html").exists()

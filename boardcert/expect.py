@@ -59,3 +59,45 @@ def equal(requirement: str, what: str, expected: Any, actual: Any,
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 200 else f"{text[:200]}…({len(text)} characters)"
+
+
+def unchanged(requirement: str, what: str, before: Any, after: Any,
+              exchange: Exchange | None = None) -> None:
+    """`after` equals `before`; a failure names where they differ (and the offending call)."""
+    if before != after:
+        found = differences(before, after)
+        shown = "; ".join(found[:5]) + (f"; and {len(found) - 5} more" if len(found) > 5 else "")
+        fail(requirement, f"{what} to be unchanged", exchange, got=f"changed: {shown}")
+
+
+def differences(before: Any, after: Any, where: str = "") -> list[str]:
+    """Where two JSON values differ, as 'path: before -> after' sentences."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        found = []
+        for key in [*before, *(k for k in after if k not in before)]:
+            inner = f"{where}.{key}" if where else str(key)
+            if key not in after:
+                found.append(f"{inner} removed")
+            elif key not in before:
+                found.append(f"{inner} added ({_short(after[key])})")
+            else:
+                found += differences(before[key], after[key], inner)
+        return found
+    if isinstance(before, list) and isinstance(after, list):
+        ids = _ids(before), _ids(after)
+        if ids[0] is not None and ids[1] is not None and ids[0] != ids[1]:
+            return [f"{where or 'value'}: ids {ids[0]} -> {ids[1]}"]
+        if len(before) == len(after):
+            return [d for i, (b, a) in enumerate(zip(before, after, strict=True))
+                    for d in differences(b, a, f"{where}[{i}]")]
+        return [f"{where or 'value'}: {len(before)} items -> {len(after)} items"]
+    if before != after:
+        return [f"{where or 'value'}: {_short(before)} -> {_short(after)}"]
+    return []
+
+
+def _ids(items: list[Any]) -> list[Any] | None:
+    """The ids of a list of records, in order, if every item has one."""
+    if all(isinstance(item, dict) and "id" in item for item in items):
+        return [item["id"] for item in items]
+    return None

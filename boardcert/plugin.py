@@ -27,7 +27,8 @@ LEDGERS = pytest.StashKey[list[Ledger]]()
 LOG_START = pytest.StashKey[int]()
 EVIDENCE_SHOWN = 4  # exchanges shown with a failure
 _CLIENTS: list[Client] = []  # the session client of this process, once made
-pytest_plugins = ["boardcert.results"]  # the compliance report and allure labels
+pytest_plugins = ["boardcert.results",  # the compliance report and allure labels
+                  "boardcert.properties"]  # --budget, the Hypothesis seed, schemathesis items
 
 
 # --- options ------------------------------------------------------------------------------

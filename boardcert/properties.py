@@ -1,0 +1,909 @@
+"""Property-based and stateful testing of the interface with schemathesis, without false alarms.
+
+`suites/test_properties.py` drives schemathesis over spec/openapi.yaml; this module holds what
+it needs, so that the suite reads as a page:
+
+- pytest hooks: `--budget` (validated at start-up), a fixed Hypothesis seed printed in the
+  header (`--hypothesis-seed N` reproduces), requirement markers on schemathesis items;
+- `load_schema()`: the schema with the phases and checks the conformance policy supports;
+- boardcert's own checks (`boardcert.checks.CHECKS`) registered as schemathesis checks;
+- `Arena`: real resources of this run that generated requests point into, the profile's bodies
+  for the bodies the interface does not show, and `validate()`, which runs the checks and turns
+  each failure into a requirement, with a curl command whose key is `***`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import hypothesis
+import pytest
+import requests
+import schemathesis
+from schemathesis.checks import not_a_server_error
+from schemathesis.core import NotSet
+from schemathesis.core.failures import CustomFailure, Failure, FailureGroup
+from schemathesis.core.parameters import ParameterLocation
+from schemathesis.generation.meta import CoverageScenario
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    ignored_auth,
+    negative_data_rejection,
+    positive_data_acceptance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from boardcert import checks, requirements, spec
+from boardcert.api import Api, ids_in_order, walk
+from boardcert.client import KEY_HEADER, REDACTED
+from boardcert.config import NotAssessed, Profile, Target, fill
+from boardcert.errors import ConfigError
+from boardcert.ledger import Entry, Ledger
+from boardcert.paths import OPENAPI
+
+DEFAULT_SEED = 20240618  # the date of the interface's last dated change
+
+
+# --- budgets and seed ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Budget:
+    """How hard schemathesis tries: `--budget quick|standard|thorough|N`."""
+
+    name: str
+    max_examples: int  # fuzzed cases per operation
+    coverage: bool  # schemathesis's deterministic boundary cases (25000/25001, types, ...)
+    shrink: bool  # minimise a failing case (costs requests)
+    scenarios: int  # stateful scenarios
+    steps: int  # calls per scenario, at most
+
+    def describe(self) -> str:
+        phases = "coverage + fuzzing" if self.coverage else "fuzzing"
+        return (f"{self.name}: {phases}, {self.max_examples} fuzzed cases per operation, "
+                f"{self.scenarios} stateful scenarios of up to {self.steps} calls")
+
+
+BUDGETS = {
+    "quick": Budget("quick", 4, coverage=False, shrink=False, scenarios=6, steps=5),
+    "standard": Budget("standard", 10, coverage=True, shrink=True, scenarios=20, steps=6),
+    "thorough": Budget("thorough", 100, coverage=True, shrink=True, scenarios=100, steps=10),
+}
+
+
+def parse_budget(value: str | None) -> Budget:
+    """The budget of `--budget`; None is standard; a number N means N examples per operation."""
+    if value is None or value == "":
+        return BUDGETS["standard"]
+    if value in BUDGETS:
+        return BUDGETS[value]
+    if value.isdigit() and int(value) > 0:
+        n = int(value)
+        return Budget(value, n, coverage=True, shrink=True, scenarios=max(5, n), steps=6)
+    raise ConfigError(f"--budget {value!r}: expected quick, standard, thorough or a positive "
+                      "number of examples per operation")
+
+
+@dataclass
+class _Run:
+    """What pytest_configure decided, read by the suite when it is imported (collected)."""
+
+    budget: Budget = BUDGETS["standard"]
+    seed: int = DEFAULT_SEED
+    rate_limit: float | None = None
+    profile: Profile | None = None
+
+
+RUN = _Run()
+SEED_OPTION = "hypothesis_seed"  # dest of Hypothesis's own --hypothesis-seed
+EVIDENCE_SECTION = "boardcert: last exchanges"  # boardcert.plugin's report section
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    # tryfirst: the seed must be in place before Hypothesis's plugin reads --hypothesis-seed.
+    try:
+        RUN.budget = parse_budget(config.getoption("budget", None))
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    given = config.getoption(SEED_OPTION, None)
+    if given is None and hasattr(config.option, SEED_OPTION):
+        setattr(config.option, SEED_OPTION, str(DEFAULT_SEED))
+        given = DEFAULT_SEED
+    try:
+        RUN.seed = int(given if given is not None else DEFAULT_SEED)
+    except ValueError:
+        raise pytest.UsageError(f"--hypothesis-seed {given!r}: expected an integer") from None
+    RUN.rate_limit = config.getoption("rate_limit", None)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    from boardcert.plugin import TARGET
+
+    target = session.config.stash.get(TARGET, None)
+    RUN.profile = target.profile if target is not None else None
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    return [f"boardcert: hypothesis seed {RUN.seed}; reproduce with --hypothesis-seed {RUN.seed}",
+            f"boardcert: schemathesis budget {RUN.budget.describe()}"]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failure of the property tests is shown as its message: operation, check, requirement,
+    response and curl (the traceback through schemathesis and Hypothesis says nothing more)."""
+    report = yield
+    if report.failed and call.excinfo is not None:
+        found = list(_violations(call.excinfo.value))
+        if found:
+            text = "\n\n".join(str(v) for v in found)
+            if not isinstance(call.excinfo.value, PropertyViolation):
+                text = f"{type(call.excinfo.value).__name__}: {call.excinfo.value}\n\n{text}"
+            report.longrepr = text
+            # The plugin's evidence is the boardcert client's last exchanges: here the arena's
+            # set-up calls. The violation carries the exchange that failed.
+            report.sections = [s for s in report.sections if s[0] != EVIDENCE_SECTION]
+            report.user_properties = [p for p in report.user_properties if p[0] != "evidence"]
+            report.user_properties.append(("evidence", text))
+    return report
+
+
+def _violations(exc: BaseException) -> Any:
+    if isinstance(exc, PropertyViolation):
+        yield exc
+    elif isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            yield from _violations(inner)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A schemathesis item of one operation names that operation and what its checks prove
+    (before boardcert.plugin turns requirement markers into markers and user properties)."""
+    for item in items:
+        number = LABELS.get(getattr(item, "operation_label", None) or "")
+        if number is not None and item.get_closest_marker("requirement") is None:
+            item.add_marker(pytest.mark.requirement(*requirement_ids(number), op=number))
+
+
+# --- the schema ----------------------------------------------------------------------------
+
+LABELS = {op.label: n for n, op in spec.operations().items()}
+
+
+def load_schema() -> Any:
+    """spec/openapi.yaml for schemathesis, shaped by the budget and seed of this run.
+
+    No schemathesis.toml is read (the config is given), no example database is written, only
+    the links of the spec drive the state machine (no inferred links), and the coverage phase
+    sends no undocumented methods (what answers them is not the interface's business)."""
+    budget = RUN.budget
+    data: dict[str, Any] = {
+        "seed": RUN.seed,
+        "generation": {"max-examples": budget.max_examples, "database": "none",
+                       "no-shrink": not budget.shrink},
+        "phases": {
+            "examples": {"enabled": False},  # the spec has no examples
+            "coverage": {"enabled": budget.coverage, "unexpected-methods": []},
+            "stateful": {"inference": {"algorithms": []}},
+        },
+        # A rejection is any 4xx, whatever the status (policy, section 2).
+        "checks": {"negative_data_rejection": {"expected-statuses": ["4XX"]}},
+    }
+    if not budget.coverage:  # op 16's boundaries (25000 / 25001) are worth it at any budget
+        data["operations"] = [{"include-operation-id": spec.operation(EXACT_BODY_OP).operation_id,
+                               "phases": {"coverage": {"enabled": True,
+                                                       "unexpected-methods": []}}}]
+    if RUN.rate_limit:
+        data["rate-limit"] = f"{max(1, int(RUN.rate_limit * 60))}/m"
+    return schemathesis.openapi.from_path(OPENAPI, config=schemathesis.Config.from_dict(data))
+
+
+def operation_number(case: Any) -> int | None:
+    number = case.operation.definition.raw.get("x-operation")
+    return int(number) if number is not None else None
+
+
+# --- checks and the requirements they prove ------------------------------------------------
+#
+# Built-in checks used, and why they cannot false-alarm on a conformant server:
+#   not_a_server_error           NO-SERVER-ERROR: a 5xx to client input is always a failure.
+#   status_code_conformance      SUCCESS-STATUS-200: every operation documents 200, 4XX and 5XX,
+#                                so only 1xx, 3xx and 2xx-but-not-200 are undocumented; 1xx and
+#                                3xx are dropped (the interface names no status for them).
+#   content_type_conformance     JSON-RESPONSES, on the 200s whose body the interface shows;
+#                                a +json media type is JSON and is not a failure here.
+#   response_schema_conformance  the requirement of the 200 schema (SCHEMA_REQUIREMENT).
+#   ignored_auth                 AUTH-KEY-REQUIRED; it skips operations whose security is
+#                                optional ([{}, {ApiKey: []}]): their auth is INFO.
+#   negative_data_rejection      only where the interface is exact: op 16's body (name required,
+#                                a string, at most 25000) and request bodies that are not JSON.
+# Excluded:
+#   positive_data_acceptance     bodies the interface does not show are open, so `{}` or `[]` is
+#                                "schema-valid" and a 4xx to it is a fair answer; op 7 may accept
+#                                only one of name and rowName.
+#   negative_data_rejection      (elsewhere) open schemas: nothing generated is invalid by the
+#                                interface; content-type probes: the interface says nothing of
+#                                request content types.
+#   missing_required_header      the only header is the key, judged by ignored_auth.
+#   unsupported_method, allow_header_conformance   expect 405 and an Allow header; the interface
+#                                names no error status, 404 or 501 to an unknown method is fine.
+#   use_after_free, ensure_resource_availability   reason over link lineage and expect 404/200;
+#                                "gone" is any 4xx and links take the first row of a shape the
+#                                interface does not show; the explicit suites judge *-GONE and
+#                                *-CREATE with real reads.
+#   object_level_authorization   needs several identities; the interface has one key.
+#   response_headers_conformance no response headers are declared.
+
+SCHEMA_REQUIREMENT = {
+    "Project": "PROJECT-TOP-LEVEL",
+    "Card": "CARD-FIELD-TYPES",
+    "RowsResponse": "ROWS-PROPERTY-REQUIRED",
+    "UsersMe": "USERS-ME-PROPERTIES",
+    "PluginsResponse": "PLUGINS-PROPERTY",
+    "ExchangeCodeResponse": "EXCHANGE-USER-TOKEN",
+}
+REMOVED_PROPERTY = {"UsersMe": ("accessTokens", "USERS-ME-NO-ACCESS-TOKENS"),
+                    "ExchangeCodeResponse": ("accessToken", "EXCHANGE-NO-ACCESS-TOKEN")}
+NAME_REQUIREMENTS = ("CARD-NAME-REQUIRED", "CARD-NAME-STRING", "CARD-NAME-MAX-REJECTED",
+                     "CARD-NAME-MAX-ACCEPTED")
+MALFORMED_JSON_OPS = frozenset(requirements.catalogue()["REJECT-MALFORMED-JSON"].operations)
+EXACT_BODY_OP, NAME_MAX = 16, 25000
+
+
+def _register(check: checks.Check) -> Callable[..., None]:
+    """One of boardcert's checks as a schemathesis check, scoped to the operations whose 200
+    schema it applies to (the very function the explicit suites call)."""
+    def run(ctx: Any, response: Any, case: Any) -> None:
+        number = operation_number(case)
+        if number is None or check not in checks.checks_for(number):
+            return
+        if not 200 <= response.status_code < 300:
+            return
+        try:
+            body = response.json()
+        except ValueError:
+            return  # not JSON: content_type_conformance and response_schema_conformance judge it
+        found = check.problems(body)
+        if found:
+            raise AssertionError("\n".join(found))
+
+    run.__name__ = run.__qualname__ = f"boardcert_{check.name}"
+    run.__doc__ = f"{check.requirement}: boardcert.checks {check.name} on 2xx bodies."
+    return schemathesis.check(run)
+
+
+BOARDCERT_CHECKS = {f"boardcert_{c.name}": (_register(c), c.requirement) for c in checks.CHECKS}
+
+
+def requirement_ids(number: int, negative: bool = True) -> list[str]:
+    """What the checks run on an operation's responses prove (never an INFO requirement)."""
+    ids = ["NO-SERVER-ERROR", "SUCCESS-STATUS-200"]
+    schema_name = checks.response_schema(number)
+    if schema_name:
+        ids += ["JSON-RESPONSES", SCHEMA_REQUIREMENT[schema_name]]
+        if schema_name in REMOVED_PROPERTY:
+            ids.append(REMOVED_PROPERTY[schema_name][1])
+        ids += [c.requirement for c in checks.checks_for(number) if c.requirement not in ids]
+    if spec.operation(number).auth_required:
+        ids.append("AUTH-KEY-REQUIRED")
+    if negative and number == EXACT_BODY_OP:
+        ids += NAME_REQUIREMENTS
+    if negative and number in MALFORMED_JSON_OPS and _body_schema_shown(number):
+        ids.append("REJECT-MALFORMED-JSON")  # schemathesis sends non-JSON only to these
+    return ids
+
+
+def _body_schema_shown(number: int) -> bool:
+    op = spec.operation(number)
+    body = spec.document()["paths"][op.path][op.method.lower()].get("requestBody", {})
+    return "content" in body  # not the shared NotShown body
+
+
+def _schema_requirement(number: int, failure: Failure) -> str:
+    schema_name = checks.response_schema(number) or ""
+    removed = REMOVED_PROPERTY.get(schema_name)
+    if removed and "not" in list(getattr(failure, "schema_path", ())):  # not: {required: [..]}
+        return removed[1]
+    return SCHEMA_REQUIREMENT.get(schema_name, "JSON-RESPONSES")
+
+
+def requirement_of(failure: Failure, number: int, case: CaseInfo, status: int) -> str | None:
+    """The requirement a schemathesis failure breaks; None for what is no failure here."""
+    kind = type(failure).__name__
+    if isinstance(failure, CustomFailure):
+        name = re.search(r"`?(boardcert_\w+)`?", failure.title)
+        return BOARDCERT_CHECKS[name.group(1)][1] if name else None
+    if kind in ("ServerError", "ContentTypeServerError"):
+        return "NO-SERVER-ERROR"
+    if kind == "UndefinedStatusCode":
+        return "SUCCESS-STATUS-200" if 200 <= status < 300 else None
+    if kind == "UndefinedContentType" and _is_json_type(getattr(failure, "content_type", "")):
+        return None
+    if kind in ("MissingContentType", "UndefinedContentType", "MalformedMediaType",
+                "MalformedJson", "ContentDeserializationError"):
+        return "JSON-RESPONSES"
+    if kind in ("JsonSchemaError", "DiscriminatorMismatch"):
+        return _schema_requirement(number, failure)
+    if kind == "IgnoredAuth":
+        return "AUTH-KEY-REQUIRED"
+    if kind == "AcceptedNegativeData":
+        return case.rejection
+    if kind == "RejectedPositiveData":
+        return case.acceptance
+    return None
+
+
+def _is_json_type(content_type: str) -> bool:
+    media = content_type.split(";")[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+def _check_name(failure: Failure) -> str:
+    if isinstance(failure, CustomFailure):
+        found = re.search(r"`?(boardcert_\w+)`?", failure.title)
+        return found.group(1) if found else failure.title
+    return failure.checks[0] if failure.checks else type(failure).__name__
+
+
+class PropertyViolation(AssertionError):
+    """A generated request got an answer the interface does not allow."""
+
+
+@cache
+def _violation(requirement: str) -> type[PropertyViolation]:
+    # One class per requirement, so Hypothesis reports distinct requirements as distinct bugs.
+    name = "Violation_" + requirement.replace("-", "_")
+    return type(name, (PropertyViolation,), {"__module__": __name__, "requirement": requirement})
+
+
+# --- a generated case, as the suite reads it -----------------------------------------------
+
+@dataclass(frozen=True)
+class CaseInfo:
+    """What schemathesis meant by a case, read before the arena changes it."""
+
+    positive: bool
+    probe: bool  # a request-shape probe for checks we do not run (undocumented method, ...)
+    rejection: str | None  # the requirement a rejection of this case proves, if the interface
+    # forbids the input exactly; None: negative_data_rejection does not apply
+    acceptance: str | None = None  # likewise for positive_data_acceptance
+
+    @classmethod
+    def of(cls, case: Any) -> CaseInfo:
+        meta = case.meta
+        if meta is None:
+            return cls(True, False, None)
+        scenario = getattr(meta.phase.data, "scenario", None)
+        probe = scenario in (CoverageScenario.UNSPECIFIED_HTTP_METHOD,
+                             CoverageScenario.UNSUPPORTED_PATH_PATTERN) \
+            or case.method.upper() != case.operation.method.upper()
+        if meta.generation.mode.is_negative:
+            return cls(False, probe, _rejection(case, meta, scenario))
+        return cls(True, probe, None, _acceptance(case, scenario))
+
+
+def _acceptance(case: Any, scenario: Any) -> str | None:
+    """Op 16 must accept a name of exactly 25000 characters (CARD-NAME-MAX-ACCEPTED); other
+    positive cases prove nothing by being accepted (an empty name, for one, is INFO)."""
+    if operation_number(case) != EXACT_BODY_OP \
+            or scenario != CoverageScenario.MAXIMUM_LENGTH_STRING:
+        return None
+    name = case.body.get("name") if isinstance(case.body, dict) else None
+    ascii_name = isinstance(name, str) and name.isascii() and name.isprintable()
+    return "CARD-NAME-MAX-ACCEPTED" if ascii_name and len(name) == NAME_MAX else None
+
+
+def _rejection(case: Any, meta: Any, scenario: Any) -> str | None:
+    number = operation_number(case)
+    if scenario in (CoverageScenario.UNSUPPORTED_CONTENT_TYPE,
+                    CoverageScenario.MALFORMED_CONTENT_TYPE):
+        return None
+    description = (meta.phase.data.description or "").lower()
+    if "invalid syntax" in description:
+        return "REJECT-MALFORMED-JSON" if number in MALFORMED_JSON_OPS \
+            and _not_json(case.body) else None
+    if number != EXACT_BODY_OP:
+        return None
+    if "missing request body" in description:
+        return "CARD-NAME-REQUIRED"
+    if not meta.is_negative_at(ParameterLocation.BODY):
+        return None
+    if "maxlength" in description or "larger than" in description:
+        return "CARD-NAME-MAX-REJECTED"
+    if "type" in description and "name" in description:
+        return "CARD-NAME-STRING"
+    if "type" in description or "required" in description:
+        return "CARD-NAME-REQUIRED"  # not an object, or no name: either way name is missing
+    return None
+
+
+def _not_json(body: Any) -> bool:
+    raw = body if isinstance(body, bytes | str) else None
+    if raw is None or not raw.strip():
+        return False  # an empty body is no body, not a malformed one
+    try:
+        json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return True
+    return False
+
+
+# --- the arena: this run's resources that generated requests point into ------------------
+
+DELETES = {4: "project", 9: "row", 14: "column", 17: "card", 22: "card_metadata",
+           24: "plugin", 26: "plugin_data"}
+
+
+def unique(label: str) -> str:
+    return f"bc-{label}-{uuid.uuid4().hex[:10]}"
+
+
+@dataclass(repr=False)
+class Arena:
+    """A board the property tests own, built with the plugin's factories.
+
+    Path ids of generated requests are replaced by ids of this board (or, in the stateful test,
+    kept when a link supplied them, since links carry ids of this run's own resources); a
+    delete never takes a board resource but a victim made for it; a positive case of an
+    operation whose body the interface does not show gets the profile's body."""
+
+    api: Api
+    ledger: Ledger
+    target: Target
+    make: dict[str, Callable[..., Any]]  # project, row, column, card factories of the plugin
+    organization_id: str
+    project: Any = None
+    row: Any = None
+    columns: list[Any] = field(default_factory=list)
+    cards: list[Any] = field(default_factory=list)
+    metadata: tuple[str, str] | None = None  # (key, value) on cards[1], for op 19
+    data_key: str | None = None  # plugin data of cards[0], for op 27
+    session: requests.Session = field(default_factory=requests.Session)
+    _victims: dict[int, tuple[dict[str, str], Entry | None]] = field(default_factory=dict)
+    _auth_confirmed: set[int] = field(default_factory=set)
+    _data: set[tuple[str, str, str]] = field(default_factory=set)
+
+    def __repr__(self) -> str:
+        return f"<Arena project={self.project.id if self.project else None}>"
+
+    @property
+    def profile(self) -> Profile:
+        return self.target.profile
+
+    def build(self) -> Arena:
+        make = self.make
+        self.project = make["project"]()
+        self.row = make["row"](self.project)
+        self.columns = [make["column"](self.project, self.row) for _ in range(2)]
+        self.cards = [make["card"](self.project, self.columns[0]) for _ in range(3)]
+        key, value = unique("meta"), "bc-value"
+        if self._setup_call(21, "add_card_metadata", dict(key=key, value=value),
+                            projectId=self.project.id, cardId=self.cards[1].id):
+            self.metadata = (key, value)
+        if self.plugin_id and self.entity_id:
+            key = unique("data")
+            if self._put_data(key):
+                self.data_key = key
+        return self
+
+    def close(self) -> None:
+        self.session.close()
+
+    # profile values that may be absent (then the operations that need them are not assessed)
+    @property
+    def plugin_id(self) -> str | None:
+        return str(self.profile.data["plugin_id"]) if self.profile.has("plugin_id") else None
+
+    @property
+    def entity_id(self) -> str | None:
+        if not self.profile.has("entity_id"):
+            return None
+        return str(fill(self.profile.get("entity_id"), self._ids(), "entity_id"))
+
+    def body(self, body_name: str, values: dict[str, Any]) -> Any:
+        """The profile's `bodies.<body_name>`, filled (`values` may hold `name`)."""
+        return fill(self.profile.get(f"bodies.{body_name}"), values, f"bodies.{body_name}")
+
+    def _ids(self) -> dict[str, Any]:
+        return {"project_id": self.project.id, "row_id": self.row.id,
+                "column_id": self.columns[0].id, "card_id": self.cards[0].id}
+
+    def _setup_call(self, number: int, body: str, values: dict[str, Any], **path: str) -> bool:
+        try:
+            json_body = self.body(body, values)
+        except (NotAssessed, ConfigError):
+            return False
+        # Not Api.call: a path parameter named `key` (ops 22, 25-27) is not the API key.
+        method = spec.operation(number).method
+        return self.api.client.request(method, self.api.path(number, **path),
+                                       json=json_body).status == 200
+
+    def _put_data(self, key: str) -> bool:
+        path = dict(pluginId=self.plugin_id, entityId=self.entity_id, key=key)
+        if not self._setup_call(25, "put_plugin_data", dict(value="bc-value", **self._ids()),
+                                **path):
+            return False
+        self._record_data(path)
+        return True
+
+    def _record_data(self, path: dict[str, str]) -> None:
+        item = (path["pluginId"], path["entityId"], path["key"])
+        if item not in self._data:
+            self._data.add(item)
+            self.ledger.add("plugin_data", **path)
+
+    # --- preparing a case ------------------------------------------------------------------
+
+    def prepare(self, case: Any, info: CaseInfo, linked: frozenset[str] = frozenset()) -> None:
+        """Point the case at this run's resources; `linked` names path parameters that a
+        stateful link supplied (ids of this run's own resources, kept unless protected)."""
+        number = operation_number(case)
+        path = self._path(number, dict(case.path_parameters or {}), linked)
+        if path:
+            case.path_parameters = path
+        if number == 27:
+            self._place_entity(case)
+        if info.positive and case.operation.definition.raw.get("x-profile-body"):
+            body = self._profile_body(number, path)
+            if body is not None:
+                case.body = _mix(body, case.body)
+
+    def _path(self, number: int, given: dict[str, Any], linked: frozenset[str]) -> dict[str, str]:
+        if not given:
+            return {}
+        if number in DELETES:
+            kept = {k: str(v) for k, v in given.items() if k in linked}
+            if len(kept) == len(given) and not self._protected(number, kept):
+                return kept
+            return dict(self._victim(number))
+        defaults = self._defaults(number)
+        return {k: str(v) if k in linked else defaults[k] for k, v in given.items()}
+
+    def _defaults(self, number: int) -> dict[str, str]:
+        values = {"organizationId": self.organization_id, "projectId": self.project.id,
+                  "rowId": self.row.id, "columnId": self.columns[0].id,
+                  "cardId": self.cards[0].id}
+        if number >= 23:
+            values |= {"pluginId": self._need(self.plugin_id, "plugin_id"),
+                       "entityId": self._need(self.entity_id, "entity_id"),
+                       "key": self._need(self.data_key, "plugin data (op 25)")}
+        return values
+
+    @staticmethod
+    def _need(value: str | None, what: str) -> str:
+        if value is None:
+            pytest.skip(f"not assessed: {what}")
+        return value
+
+    def _protected(self, number: int, path: dict[str, str]) -> bool:
+        """Whether a delete would take a resource of the arena itself."""
+        board = {self.project.id, self.row.id, *(c.id for c in self.columns),
+                 *(c.id for c in self.cards)}
+        keys = {k for k in (self.metadata[0] if self.metadata else None, self.data_key) if k}
+        target = {4: "projectId", 9: "rowId", 14: "columnId", 17: "cardId", 22: "key",
+                  24: "pluginId", 26: "key"}[number]
+        if number == 24:
+            return False  # the arena does not depend on a plugin being attached
+        return path.get(target) in (keys if target == "key" else board)
+
+    def _victim(self, number: int) -> dict[str, str]:
+        """A resource made to be deleted by operation `number`, until a delete succeeds."""
+        if number not in self._victims:
+            self._victims[number] = self._make_victim(number)
+        return self._victims[number][0]
+
+    def _make_victim(self, number: int) -> tuple[dict[str, str], Entry | None]:
+        make, p = self.make, self.project
+        if number == 4:
+            made = make["project"]()
+            return {"projectId": made.id}, made.entry
+        if number == 9:
+            made = make["row"](p)
+            return {"projectId": p.id, "rowId": made.id}, made.entry
+        if number == 14:
+            made = make["column"](p, self.row)
+            return {"projectId": p.id, "columnId": made.id}, made.entry
+        if number == 17:
+            made = make["card"](p, self.columns[0])
+            return {"projectId": p.id, "cardId": made.id}, made.entry
+        if number == 22:
+            key = unique("meta")
+            if not self._setup_call(21, "add_card_metadata", dict(key=key, value="v"),
+                                    projectId=p.id, cardId=self.cards[0].id):
+                pytest.skip("not assessed: card metadata for op 22 (op 21 failed)")
+            return {"projectId": p.id, "cardId": self.cards[0].id, "key": key}, None
+        plugin = self._need(self.plugin_id, "plugin_id")
+        if number == 24:
+            if not self._setup_call(23, "attach_plugin", self._ids(), projectId=p.id,
+                                    pluginId=plugin):
+                pytest.skip("not assessed: an attached plugin for op 24 (op 23 failed)")
+            return {"projectId": p.id, "pluginId": plugin}, None
+        key = unique("data")
+        if not self._put_data(key):
+            pytest.skip("not assessed: plugin data for op 26 (op 25 failed)")
+        return {"pluginId": plugin, "entityId": self.entity_id or "", "key": key}, None
+
+    def _place_entity(self, case: Any) -> None:
+        """Op 27's entityId goes where the profile says (the spec declares the query)."""
+        place = self.profile.data.get("plugin_data_entity_id") or {}
+        entity = self._need(self.entity_id, "entity_id")
+        if place.get("in") == "header":
+            case.query = {}
+            case.headers = {**(case.headers or {}), place["name"]: entity}
+        else:
+            case.query = {place.get("name", "entityId"): entity}
+
+    def _profile_body(self, number: int, path: dict[str, str]) -> Any:
+        """The profile's body for a positive case, or None to keep the generated (open) one."""
+        name = spec.document()["paths"][spec.operation(number).path][
+            spec.operation(number).method.lower()]["x-profile-body"]
+        project = path.get("projectId", self.project.id)
+        values: dict[str, Any] = self._ids() | {
+            "name": unique("prop"), "alias": unique("alias"), "key": unique("key"),
+            "value": "bc-value", "project_id": project, "plugin_id": self.plugin_id,
+            "entity_id": self.entity_id, "other_column_id": self.columns[1].id,
+            "card_id": path.get("cardId", self.cards[0].id), "row_id": path.get("rowId")}
+        if self.profile.has("exchange_code"):
+            values["code"] = self.profile.get("exchange_code")
+        try:
+            values |= self._read_values(number, project, path)
+            body = self.body(name, values)
+        except (NotAssessed, ConfigError, LookupError):
+            return None
+        if number in (18, 19) and isinstance(body, dict) and values.get("after_card_id"):
+            body.setdefault("afterCardId", values["after_card_id"])
+        return body
+
+    def _read_values(self, number: int, project: str, path: dict[str, str]) -> dict[str, Any]:
+        """Values a body needs from the project as it is now (rows, columns, cards); a
+        LookupError (or NotAssessed) when the answer does not show them."""
+        if number not in (8, 12, 18, 19, 20):
+            return {}
+        if project == self.project.id and number in (18, 19, 20):
+            values = {"card_ids": [self.cards[0].id], "after_card_id": self.cards[2].id}
+            if self.metadata:
+                values |= {"key": self.metadata[0], "value": self.metadata[1]}
+            return values
+        try:
+            view = self.api.call(3, projectId=project).json()
+        except AssertionError as exc:  # not JSON
+            raise LookupError("op 3 answered no JSON") from exc
+        if not isinstance(view, dict):
+            raise LookupError("op 3 answered no object")
+        rows = view.get("rows")
+        if number == 8:
+            return {"row_ids": _rotated(ids_in_order(rows, "rows"))}
+        if number == 12:
+            row = next((r for r in walk(rows) if str(r.get("id")) == path.get("rowId")), None)
+            if row is None:
+                raise LookupError(f"row {path.get('rowId')} is not in the project")
+            return {"column_ids": _rotated(ids_in_order(row.get("columns"), "columns"))}
+        cards = ids_in_order(view.get("cards"), "cards")
+        columns = [str(r["id"]) for r in walk(rows) if "id" in r and "columns" not in r]
+        values: dict[str, Any] = {"card_ids": cards[:1],
+                                  "after_card_id": cards[-1] if len(cards) > 1 else None,
+                                  "other_column_id": columns[-1]}
+        if number == 19:
+            entries = [e for record in walk(view.get("cards"))
+                       if isinstance(record.get("metadata"), list)
+                       for e in record["metadata"] if isinstance(e, dict) and "id" in e]
+            if not entries:
+                raise LookupError("no card of the project has metadata")
+            values |= {"key": entries[0]["id"], "value": entries[0].get("value")}
+        return values
+
+    # --- calling and judging ---------------------------------------------------------------
+
+    def call_kwargs(self) -> dict[str, Any]:
+        return {"base_url": self.target.base_url, "headers": {KEY_HEADER: self.target.api_key},
+                "timeout": self.target.timeout, "session": self.session}
+
+    def after_call(self, case: Any, response: Any) -> None:
+        """Record what a 2xx created (ledger) or deleted (victims)."""
+        if not 200 <= response.status_code < 300:
+            return
+        number = operation_number(case)
+        path = {k: str(v) for k, v in (case.path_parameters or {}).items()}
+        if number in DELETES and number in self._victims and self._victims[number][0] == path:
+            params, entry = self._victims.pop(number)
+            if entry is not None:
+                self.ledger.forget(entry)
+        elif number in (2, 15):
+            self._record_created(number, path, response)
+        elif number == 25:
+            self._record_data(path)
+
+    def _record_created(self, number: int, path: dict[str, str], response: Any) -> None:
+        try:
+            body = response.json()
+        except ValueError:
+            return
+        if not isinstance(body, dict) or "id" not in body:
+            return
+        if number == 2:
+            self.ledger.add("project", projectId=str(body["id"]))
+            return
+        parent = next((e for e in reversed(self.ledger.entries) if e.kind == "project"
+                       and e.params.get("projectId") == path.get("projectId")), None)
+        self.ledger.add("card", parent, projectId=path["projectId"], cardId=str(body["id"]))
+
+    def checks_for(self, number: int, info: CaseInfo) -> list[Callable[..., Any]]:
+        found = [not_a_server_error, status_code_conformance]
+        if checks.response_schema(number):
+            found += [content_type_conformance, response_schema_conformance]
+        found += [BOARDCERT_CHECKS[f"boardcert_{c.name}"][0] for c in checks.checks_for(number)]
+        if spec.operation(number).auth_required and number not in self._auth_confirmed:
+            found.append(ignored_auth)  # two probes per operation are enough
+        if info.rejection:
+            found.append(negative_data_rejection)
+        if info.acceptance:
+            found.append(positive_data_acceptance)
+        return found
+
+    def validate(self, case: Any, response: Any, info: CaseInfo) -> None:
+        number = operation_number(case)
+        if number is None:
+            return
+        chosen = self.checks_for(number, info)
+        try:
+            case.validate_response(response, checks=chosen,
+                                   headers={KEY_HEADER: self.target.api_key},
+                                   transport_kwargs={"timeout": self.target.timeout})
+        except FailureGroup as group:
+            found = [(req, f) for f in group.exceptions
+                     if (req := requirement_of(f, number, info, response.status_code))]
+            if found:
+                raise self.violation(number, case, response, found) from None
+        if ignored_auth in chosen and 200 <= response.status_code < 300:
+            self._auth_confirmed.add(number)
+
+    def violation(self, number: int, case: Any, response: Any,
+                  found: list[tuple[str, Failure]]) -> PropertyViolation:
+        op = spec.operation(number)
+        lines = [f"op {number} {op.label} ({op.operation_id}) broke "
+                 f"{len(found)} check{'s' if len(found) > 1 else ''}:"]
+        for req, failure in sorted(found, key=lambda item: item[0]):
+            lines.append(f"  [{req}] {_check_name(failure)}: {failure.title}")
+            if failure.message:
+                lines += [f"      {line}" for line in failure.message.splitlines()]
+        lines.append(f"response: {response.status_code} "
+                     f"{response.headers.get('content-type', ['no content type'])[0]}")
+        lines.append(f"  body: {_shorten(response.content)}")
+        curl = case.as_curl_command(headers=dict(response.request.headers),
+                                    base_url=self.target.base_url)
+        lines.append(f"reproduce: {curl.replace('[Filtered]', REDACTED)}")
+        message = self.redact("\n".join(lines))
+        return _violation(found[0][0])(message)
+
+    def redact(self, text: str) -> str:
+        key = self.target.api_key
+        return text.replace(key, REDACTED) if key else text
+
+
+def _mix(profile_body: Any, generated: Any) -> Any:
+    """What a positive case of an operation whose body is not shown sends, chosen by the
+    generated body (so Hypothesis replays it): mostly the profile's body, so the call reaches
+    the operation and its 200 is judged; sometimes the profile's body with a generated JSON
+    value in its first string field; sometimes the generated, open body as it is. The last
+    two find 5xx on input the server must refuse; no check judges a 4xx to them."""
+    value = None if isinstance(generated, NotSet) else generated
+    seed = zlib.crc32(json.dumps(value, sort_keys=True, default=repr).encode()) % 8
+    if seed == 0:
+        return generated
+    if seed == 1 and isinstance(profile_body, dict):
+        field_name = next((k for k, v in profile_body.items() if isinstance(v, str)), None)
+        if field_name is not None:
+            return {**profile_body, field_name: value}
+    return profile_body
+
+
+def _rotated(ids: list[str]) -> list[str]:
+    return ids[1:] + ids[:1]
+
+
+def _shorten(content: bytes, limit: int = 600) -> str:
+    text = content.decode("utf-8", "replace")
+    return text if len(text) <= limit else f"{text[:limit]}…[{len(text)} characters in all]"
+
+
+# --- the state machine ---------------------------------------------------------------------
+
+PROFILE_NEEDS = {23: ("plugin_id",), 24: ("plugin_id",), 25: ("plugin_id", "entity_id"),
+                 26: ("plugin_id", "entity_id"), 27: ("plugin_id", "entity_id"),
+                 28: ("plugin_id", "entity_id")}
+
+
+def not_assessable(profile: Profile | None) -> list[int]:
+    """Operations whose path values the profile lacks: their items are skipped "not assessed",
+    and the state machine leaves them out (a skip there would skip every scenario)."""
+    if profile is None:
+        return []
+    return [n for n, keys in PROFILE_NEEDS.items() if not all(profile.has(k) for k in keys)]
+
+
+def state_machine(schema: Any) -> type:
+    """The links of spec/openapi.yaml as a schemathesis state machine over the arena."""
+    left_out = [spec.operation(n).operation_id for n in not_assessable(RUN.profile)]
+    if left_out:
+        schema = schema.exclude(operation_id=left_out)
+    base = _with_root(schema.as_state_machine(), 2)
+
+    class BoardWorkflow(base):  # type: ignore[misc, valid-type]
+        arena: Arena | None = None
+
+        def step(self, input: Any) -> Any:
+            self._linked = frozenset(name for location, name in input.applied_parameters
+                                     if location == ParameterLocation.PATH and name)
+            return super().step(input)
+
+        def before_call(self, case: Any) -> None:
+            self._info = CaseInfo.of(case)
+            self.arena.prepare(case, self._info, getattr(self, "_linked", frozenset()))
+
+        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
+            return self.arena.call_kwargs()
+
+        def after_call(self, response: Any, case: Any) -> None:
+            super().after_call(response, case)
+            self.arena.after_call(case, response)
+
+        def validate_response(self, response: Any, case: Any, additional_checks: Any = None,
+                              **kwargs: Any) -> None:
+            self.arena.validate(case, response, self._info)
+
+    budget = RUN.budget
+    BoardWorkflow.TestCase.settings = hypothesis.settings(
+        BoardWorkflow.TestCase.settings, max_examples=budget.scenarios,
+        stateful_step_count=budget.steps, database=None)
+    return BoardWorkflow
+
+
+def stateful_operations() -> list[int]:
+    """The operations the links of spec/openapi.yaml connect."""
+    by_id = {op.operation_id: n for n, op in spec.operations().items()}
+    found: set[int] = set()
+    for n, op in spec.operations().items():
+        responses = spec.document()["paths"][op.path][op.method.lower()]["responses"]
+        for link in (responses.get("200", {}).get("links") or {}).values():
+            found |= {n, by_id[link["operationId"]]}
+    return sorted(found)
+
+
+def _with_root(machine: type, number: int) -> type:
+    """The machine with operation `number` as one more entry point.
+
+    schemathesis starts scenarios only at operations its dependency analysis deems likely to
+    succeed; it cannot see where organizationId comes from (op 1's inner shapes are not shown),
+    so it never starts at op 2, the only way to a project of the scenario's own, and no
+    scenario would create, change and delete a project. This uses schemathesis internals; if
+    they change, the machine keeps its own entry points."""
+    try:
+        from hypothesis.stateful import Bundle
+        from schemathesis.generation.feedback import NO_FEEDBACK
+        from schemathesis.generation.stateful.state_machine import StepInput
+        from schemathesis.specs.openapi import stateful as openapi_stateful
+
+        op = spec.operation(number)
+        operation = machine.schema[op.path][op.method]
+        modes = machine.schema.config.generation_for(operation=operation, phase="stateful").modes
+        name = f"RANDOM__{op.operation_id}"
+        rule = openapi_stateful.transition(
+            name=name, target=Bundle("catch_all"),
+            precondition=openapi_stateful.is_root_allowed(op.label),
+            input=openapi_stateful._step_case_strategy(operation, modes, feedback=NO_FEEDBACK)
+            .map(StepInput.initial))
+    except (ImportError, AttributeError, TypeError, KeyError):
+        return machine
+    return type(machine.__name__, (machine,), {
+        name: rule, "root_rules": machine.root_rules | {name},
+        "_root_labels": machine._root_labels | {op.label}})

@@ -1,0 +1,393 @@
+"""Section 5: the X-API-Key on operations 1-5, 7-13 and 15-19; the others without a key (INFO).
+
+Every request here is one that succeeds with the key (real ids from a board of this module's
+own), so a 404 for a missing resource cannot stand in for a missing key check. A rejected
+request must change nothing, so the board is shared; it is built again after any call that
+was not rejected or that changed it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from boardcert import expect, spec
+from boardcert.api import Api, mentions
+from boardcert.client import Exchange
+from boardcert.config import NotAssessed, fill
+from boardcert.plugin import Made, unique
+
+LISTED = [op.number for op in spec.operations().values() if op.auth_required]
+UNLISTED = [op.number for op in spec.operations().values() if not op.auth_required]
+READS = {op.number for op in spec.operations().values() if op.method == "GET"}
+REJECTED_FOR_KEY = (401, 403)
+# After these succeed the board's requests still succeed and still change something (fresh
+# names); after any other, a reorder or move would be a no-op, or a create or delete would
+# leave an id or a permutation stale, so the board is built again.
+KEEP_BOARD = {1, 2, 3, 5, 10, 13, 16}
+
+# How the key is wrong. "the key plus a character" catches prefix comparisons; it shows as ***x.
+KEYS: dict[str, Callable[[str], str | None]] = {
+    "no key": lambda key: None,
+    "empty key": lambda key: "",
+    "wrong key": lambda key: "bc-wrong-" + secrets.token_hex(12),
+    "the key plus a character": lambda key: key + "x",
+}
+
+
+@dataclass
+class AuthBoard:
+    """A project with two rows, two columns in the first, three cards in the first column and
+    a metadata entry on the first card (for operation 19)."""
+
+    project: Made
+    rows: list[Made]
+    columns: list[Made]
+    cards: list[Made]
+    metadata: tuple[str, str] | None
+
+
+@dataclass
+class Outcome:
+    """One request without a valid key, and what it could change, read before and after."""
+
+    exchange: Exchange
+    before: dict[str, Any]
+    after: dict[str, Any]
+
+
+class Boards:
+    """The module's board: built on first use, and again after a call may have changed it;
+    and the outcome of each keyless request, made once for the tests that judge it."""
+
+    def __init__(self, build: Callable[[], AuthBoard]) -> None:
+        self._build = build
+        self._board: AuthBoard | None = None
+        self.outcomes: dict[tuple[int, str], Outcome] = {}
+        self.last_read: dict[str, Any] | None = None  # the board's project, if nothing since
+
+    def get(self) -> AuthBoard:
+        if self._board is None:
+            self._board = self._build()
+        return self._board
+
+    def spoil(self) -> None:
+        self._board = self.last_read = None
+
+
+@pytest.fixture(scope="module")
+def boards(api, profile, make_project, make_row, make_column, make_card) -> Boards:
+    def build() -> AuthBoard:
+        project = make_project()
+        rows = [make_row(project), make_row(project)]
+        columns = [make_column(project, rows[0]), make_column(project, rows[0])]
+        cards = [make_card(project, columns[0]) for _ in range(3)]
+        metadata = None
+        if profile.has("bodies.add_card_metadata"):
+            key, value = unique("key"), unique("value")
+            exchange = api.call(21, projectId=project.id, cardId=cards[0].id,
+                                json=api.body("add_card_metadata", key=key, value=value))
+            metadata = (key, value) if exchange.status == 200 else None
+        return AuthBoard(project, rows, columns, cards, metadata)
+    return Boards(build)
+
+
+@dataclass
+class Call:
+    """One request of operation `number` that succeeds with the key."""
+
+    number: int
+    path: dict[str, str]
+    json: Any = None
+    params: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    project_id: str | None = None  # the project whose state it could change
+    created_name: str | None = None  # op 2: the name of the project it would create
+
+
+class Scene:
+    """What the calls need: api, ledger, profile and a board (the shared one for reads)."""
+
+    def __init__(self, request: pytest.FixtureRequest, boards: Boards, read_only: bool) -> None:
+        self.request, self.boards, self.read_only = request, boards, read_only
+        self.api: Api = request.getfixturevalue("api")
+        self.ledger = request.getfixturevalue("ledger")
+        self.profile = request.getfixturevalue("profile")
+
+    @property
+    def board(self) -> Any:
+        return self.request.getfixturevalue("board") if self.read_only else self.boards.get()
+
+    def values(self, **extra: Any) -> dict[str, Any]:
+        """Every placeholder a profile body may use, for this board."""
+        b = self.board
+        cards = [c.id for c in b.cards]
+        values = {
+            "name": unique("name"), "alias": unique("alias"), "key": unique("key"),
+            "value": unique("value"), "project_id": b.project.id,
+            "row_id": b.rows[0].id, "row_ids": [r.id for r in b.rows][::-1],
+            "column_id": b.columns[0].id, "other_column_id": b.columns[1].id,
+            "column_ids": [c.id for c in b.columns][::-1], "card_id": cards[0],
+            "card_ids": cards[:1], "after_card_id": cards[2], "before_card_id": cards[1],
+            "code": self.profile.data.get("exchange_code"),
+            "plugin_id": self.profile.data.get("plugin_id"),
+        }
+        values |= extra
+        if self.profile.has("entity_id"):
+            values["entity_id"] = fill(self.profile.get("entity_id"), values, "entity_id")
+        return values
+
+    def body(self, body_name: str, /, **extra: Any) -> Any:
+        where = f"bodies.{body_name}"
+        return fill(self.profile.get(where), self.values(**extra), where)
+
+    def send(self, call: Call, key: Any = ...) -> Exchange:
+        self.boards.last_read = None
+        keyword = {} if key is ... else {"key": key}
+        return self.api.call(call.number, json=call.json, params=call.params or None,
+                             headers=call.headers or None, path_params=call.path, **keyword)
+
+    def state(self, call: Call, answer: Exchange | None = None) -> dict[str, Any]:
+        """What the call could have changed, read with the key (after `answer`, if given)."""
+        found: dict[str, Any] = {}
+        if call.project_id is not None:
+            found["project"] = self.project_state(call.project_id)
+        if call.created_name is not None:
+            # No operation lists projects: look for the fresh name in op 1 (currentProject).
+            me = self.api.call(1) if answer is not None else None
+            found["op 1 mentions the new name"] = me is not None and me.status == 200 and \
+                mentions(me.json(), call.created_name)
+            found["a project created"] = bool(answer is not None and self.adopt(call, answer))
+        return found
+
+    def project_state(self, project_id: str) -> dict[str, Any]:
+        """A fresh operation 3, or the last one if no request was sent since."""
+        if self.boards.last_read is None or self.boards.last_read["id"] != project_id:
+            read = self.api.call(3, projectId=project_id)
+            self.boards.last_read = {"id": project_id, "status": read.status,
+                                     "body": read.json() if read.status == 200 else None}
+        return self.boards.last_read
+
+    def adopt(self, call: Call, answer: Exchange) -> str | None:
+        """A project that op 2 created after all goes into the ledger; its id."""
+        if call.number != 2 or not 200 <= (answer.status or 0) < 300 or not answer.content:
+            return None
+        body = answer.json()
+        if isinstance(body, dict) and "id" in body:
+            self.ledger.add("project", projectId=str(body["id"]))
+            return str(body["id"])
+        return None
+
+    def without_key(self, number: int, variant: str, api_key: str) -> Outcome:
+        """Operation `number` sent with a key that is not valid (once per variant)."""
+        done = self.boards.outcomes.get((number, variant))
+        if done is None:
+            call = _listed(self, number)
+            before = self.state(call)
+            exchange = self.send(call, key=KEYS[variant](api_key))
+            after = self.state(call, exchange)  # adopts a project op 2 created after all
+            self.settle(exchange, changed=before != after)
+            done = self.boards.outcomes[(number, variant)] = Outcome(exchange, before, after)
+        return done
+
+    def settle(self, exchange: Exchange, changed: bool = False) -> None:
+        """Build the board again if the call was not rejected or changed it."""
+        if changed or not 400 <= (exchange.status or 0) < 500:
+            self.boards.spoil()
+
+    # --- setting up the unlisted operations (with the key) ----------------------------
+
+    def plugin(self) -> tuple[str, str]:
+        """The profile's plugin id and entity id (NotAssessed when it has none)."""
+        plugin_id = self.profile.get("plugin_id")
+        self.profile.get("entity_id")
+        return plugin_id, self.values()["entity_id"]
+
+    def attach_plugin(self) -> None:
+        plugin_id, _ = self.plugin()
+        b = self.board
+        set_up(self.api.call(23, projectId=b.project.id, pluginId=plugin_id,
+                             json=self.body("attach_plugin")), 23)
+        self.ledger.add("plugin", b.project.entry, projectId=b.project.id, pluginId=plugin_id)
+
+    def put_plugin_data(self, key: str) -> None:
+        plugin_id, entity_id = self.plugin()
+        set_up(self.api.call(25, path_params={"pluginId": plugin_id, "entityId": entity_id,
+                                              "key": key},
+                             json=self.body("put_plugin_data", key=key)), 25)
+        self.ledger.add("plugin_data", pluginId=plugin_id, entityId=entity_id, key=key)
+
+    def add_metadata(self, key: str) -> None:
+        b = self.board
+        set_up(self.api.call(21, projectId=b.project.id, cardId=b.cards[0].id,
+                             json=self.body("add_card_metadata", key=key)), 21)
+
+
+def set_up(exchange: Exchange, number: int) -> None:
+    if exchange.status != 200:
+        raise NotAssessed(f"set-up (op {number} with the key answered {exchange.status})")
+
+
+# --- one request per operation that succeeds with the key ----------------------------------
+
+def _listed(s: Scene, n: int) -> Call:
+    if n == 1:
+        return Call(1, {})
+    if n == 2:
+        name = unique("project")
+        organization_id = s.request.getfixturevalue("organization_id")
+        body = fill(s.profile.get("bodies.create_project"), {"name": name},
+                    "bodies.create_project")
+        return Call(2, {"organizationId": organization_id}, body, created_name=name)
+    b = s.board
+    p = {"projectId": b.project.id}
+    if n in (3, 4):
+        return Call(n, p, project_id=b.project.id)
+    row, column, card = b.rows[0].id, b.columns[0].id, b.cards[0].id
+    calls: dict[int, Callable[[], Call]] = {
+        5: lambda: Call(5, p, s.body("rename_project")),
+        7: lambda: Call(7, p, {s.request.getfixturevalue("row_name_property"): unique("row")}),
+        8: lambda: Call(8, p, s.body("order_rows")),
+        9: lambda: Call(9, p | {"rowId": b.rows[1].id}),
+        10: lambda: Call(10, p | {"rowId": row}, s.body("rename_row")),
+        11: lambda: Call(11, p | {"rowId": row}, s.body("create_column")),
+        12: lambda: Call(12, p | {"rowId": row}, s.body("order_columns")),
+        13: lambda: Call(13, p | {"columnId": column}, s.body("rename_column")),
+        15: lambda: Call(15, p | {"columnId": column}, s.body("create_card")),
+        16: lambda: Call(16, p | {"cardId": card}, {"name": unique("card")}),
+        17: lambda: Call(17, p | {"cardId": card}),
+        18: lambda: Call(18, p, s.body("move_cards") | {"afterCardId": b.cards[2].id}),
+        19: lambda: _move_by_metadata(s, p),
+    }
+    call = calls[n]()
+    call.project_id = b.project.id
+    return call
+
+
+def _move_by_metadata(s: Scene, p: dict[str, str]) -> Call:
+    if s.board.metadata is None:
+        raise NotAssessed("bodies.add_card_metadata (op 19 needs a card with metadata)")
+    key, value = s.board.metadata
+    body = s.body("move_cards_by_metadata", key=key, value=value)
+    return Call(19, p, body | {"afterCardId": s.board.cards[2].id})
+
+
+def _unlisted(s: Scene, n: int) -> Call:
+    b = s.board
+    p = {"projectId": b.project.id}
+    card = p | {"cardId": b.cards[0].id}
+    if n == 6:
+        return Call(6, p)
+    if n == 14:
+        return Call(14, p | {"columnId": b.columns[1].id})
+    if n == 20:
+        return Call(20, card, s.body("alias_card"))
+    if n == 21:
+        return Call(21, card, s.body("add_card_metadata"))
+    if n == 22:
+        key = unique("key")
+        s.add_metadata(key)
+        return Call(22, card | {"key": key}, s.body("remove_card_metadata", key=key))
+    plugin_id, entity_id = s.plugin()
+    if n == 23:
+        return Call(23, p | {"pluginId": plugin_id}, s.body("attach_plugin"))
+    if n == 24:
+        s.attach_plugin()
+        return Call(24, p | {"pluginId": plugin_id})
+    data = {"pluginId": plugin_id, "entityId": entity_id, "key": unique("data")}
+    if n == 25:
+        return Call(25, data, s.body("put_plugin_data", key=data["key"]))
+    if n == 28:
+        s.profile.get("exchange_code")
+        return Call(28, {"pluginId": plugin_id, "entityId": entity_id}, s.body("exchange_code"))
+    s.put_plugin_data(data["key"])
+    if n == 26:
+        return Call(26, data)
+    params, headers = s.api.plugin_data_location(entity_id)
+    return Call(27, {"pluginId": plugin_id, "key": data["key"]}, params=params, headers=headers)
+
+
+# --- parameters ----------------------------------------------------------------------------
+
+def _label(n: int) -> str:
+    return f"operation {n} ({spec.operation(n).label})"
+
+
+def _case(n: int, variant: str, requirement: str, read_only: bool = False) -> Any:
+    marks = [pytest.mark.requirement(requirement, op=n)]
+    if read_only:
+        marks.append(pytest.mark.read_only)
+    return pytest.param(n, variant, marks=marks, id=f"op{n}-{variant.replace(' ', '-')}")
+
+
+@pytest.fixture
+def scene(request: pytest.FixtureRequest, boards: Boards) -> Scene:
+    return Scene(request, boards, request.node.get_closest_marker("read_only") is not None)
+
+
+# --- AUTH-KEY-REQUIRED and AUTH-REJECTED-CHANGES-NOTHING -----------------------------------
+
+@pytest.mark.parametrize(("number", "variant"), [
+    _case(n, v, "AUTH-KEY-REQUIRED", read_only=n in READS) for n in LISTED for v in KEYS])
+def test_listed_operation_demands_the_key(number, variant, scene, target):
+    """The listed operations with no X-API-Key, an empty one or a wrong one answer 401 or 403."""
+    exchange = scene.without_key(number, variant, target.api_key).exchange
+    if exchange.status not in REJECTED_FOR_KEY:
+        expect.fail("AUTH-KEY-REQUIRED", f"401 or 403 from {_label(number)} with {variant}",
+                    exchange)
+
+
+@pytest.mark.parametrize(("number", "variant"), [
+    _case(n, v, "AUTH-REJECTED-CHANGES-NOTHING") for n in LISTED if n not in READS
+    for v in KEYS])
+def test_request_without_valid_key_changes_nothing(number, variant, scene, target):
+    """A state-changing listed operation rejected for its key leaves every resource as it was."""
+    outcome = scene.without_key(number, variant, target.api_key)
+    expect.unchanged("AUTH-REJECTED-CHANGES-NOTHING",
+                     f"what {_label(number)} with {variant} could change", outcome.before,
+                     outcome.after, outcome.exchange)
+
+
+# --- AUTH-VALID-KEY-ACCEPTED ---------------------------------------------------------------
+
+@pytest.mark.parametrize("number", [
+    pytest.param(n, marks=[pytest.mark.requirement("AUTH-VALID-KEY-ACCEPTED", op=n),
+                           *([pytest.mark.read_only] if n in READS else [])], id=f"op{n}")
+    for n in LISTED])
+def test_listed_operation_accepts_the_key(number, scene):
+    """The listed operations accept the configured key in X-API-Key."""
+    call = _listed(scene, number)
+    exchange = scene.send(call)
+    scene.adopt(call, exchange)
+    if number not in KEEP_BOARD:
+        scene.boards.spoil()
+    if number in READS and exchange.status != 200:
+        expect.fail("AUTH-VALID-KEY-ACCEPTED", f"status 200 from {_label(number)} with the key",
+                    exchange)
+    if exchange.status in REJECTED_FOR_KEY:
+        expect.fail("AUTH-VALID-KEY-ACCEPTED", f"{_label(number)} to accept the key", exchange)
+
+
+# --- AUTH-UNLISTED-OBSERVED (INFO) ---------------------------------------------------------
+
+@pytest.mark.parametrize("number", [
+    pytest.param(n, marks=pytest.mark.requirement("AUTH-UNLISTED-OBSERVED", op=n), id=f"op{n}")
+    for n in UNLISTED])
+def test_unlisted_operation_without_key_is_recorded(number, scene, observe):
+    """What the operations whose authentication is not shown do without a key is recorded."""
+    call = _unlisted(scene, number)
+    exchange = scene.send(call, key=None)
+    status = exchange.status or 0
+    scene.settle(exchange)
+    if 200 <= status < 300 and number == 25:
+        plugin = call.path
+        scene.ledger.add("plugin_data", pluginId=plugin["pluginId"],
+                         entityId=plugin["entityId"], key=plugin["key"])
+    text = f"{_label(number)} without X-API-Key answered {status}"
+    if 200 <= status < 300 and spec.operation(number).method != "GET":
+        text = f"security: state-changing operation open without a key: {text}"
+    observe("AUTH-UNLISTED-OBSERVED", text)

@@ -1,0 +1,328 @@
+"""Section 7 and "All payloads are JSON": bad input gets a 4xx, never a 5xx, and changes nothing.
+
+Error statuses, codes and bodies are not shown, so any 4xx is a rejection and what the server
+uses is only recorded (ERROR-FORMAT). A rejected request is checked against a fresh operation 3
+read before and after it: the whole Project, updatedAt included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from boardcert import expect, spec
+from boardcert.api import Api
+from boardcert.client import Exchange
+from boardcert.config import NotAssessed, fill
+from boardcert.plugin import Board, unique
+
+JSON_TYPE = {"Content-Type": "application/json"}
+# Ids that name nothing: too big for any integer column, and not a number at all.
+MISSING = ("99999999999999999999999999999", "bc-no-such-id")
+
+
+@dataclass
+class Case:
+    """A request to operation `number`: path parameters and either JSON or raw content."""
+
+    number: int
+    path: dict[str, str]
+    json: Any = None
+    content: bytes | None = None
+
+
+Make = Callable[[Board, Any], Case]  # (board, the test's request) -> Case
+
+
+def _path(board: Board, number: int, **given: str) -> dict[str, str]:
+    """Path parameters of operation `number`: the board's own, except those given."""
+    own = {"projectId": board.project.id, "rowId": board.row.id,
+           "columnId": board.columns[0].id, "cardId": board.cards[0].id}
+    template = spec.operation(number).path
+    return {k: v for k, v in (own | given).items() if f"{{{k}}}" in template}
+
+
+BODY_NAMES = {2: "create_project", 5: "rename_project", 10: "rename_row", 11: "create_column",
+              13: "rename_column", 15: "create_card", 18: "move_cards", 20: "alias_card",
+              21: "add_card_metadata"}
+
+
+def _good_body(number: int, board: Board, request: pytest.FixtureRequest) -> Any:
+    """A body operation `number` accepts, with a fresh name (profile bodies where not shown)."""
+    name = unique("name")
+    if number == 7:
+        return {request.getfixturevalue("row_name_property"): name}
+    if number == 16:
+        return {"name": name}
+    cards = [card.id for card in board.cards]
+    values = {"name": name, "alias": unique("alias"), "key": unique("key"),
+              "value": unique("value"), "project_id": board.project.id, "row_id": board.row.id,
+              "row_ids": [board.row.id], "column_id": board.columns[0].id,
+              "other_column_id": board.columns[1].id,
+              "column_ids": [c.id for c in board.columns], "card_id": cards[0],
+              "card_ids": cards[:1], "after_card_id": cards[2], "before_card_id": cards[1]}
+    where = f"bodies.{BODY_NAMES[number]}"
+    body = fill(request.getfixturevalue("profile").get(where), values, where)
+    return body | {"afterCardId": cards[2]} if number == 18 else body
+
+
+def _organization(request: pytest.FixtureRequest) -> str:
+    return request.getfixturevalue("organization_id")
+
+
+def _path_of(number: int, board: Board, request: pytest.FixtureRequest) -> dict[str, str]:
+    if number == 2:
+        return {"organizationId": _organization(request)}
+    return _path(board, number)
+
+
+# --- bodies that are not JSON (sent with a JSON content type) ------------------------------
+
+NOT_JSON: dict[str, Callable[[str], bytes]] = {
+    "truncated": lambda name: f'{{"name": "{name}"'.encode(),
+    "trailing-comma": lambda name: f'{{"name": "{name}",}}'.encode(),
+    "single-quotes": lambda name: f"{{'name': '{name}'}}".encode(),
+    "trailing-garbage": lambda name: f'{{"name": "{name}"}} x'.encode(),
+    "two-documents": lambda name: f'{{"name": "{name}"}}{{"name": "{name}"}}'.encode(),
+    "invalid-utf8": lambda name: b'{"name": "' + name.encode() + b'\xff\xfe"}',
+    "not-a-number": lambda name: b'{"name": NaN}',
+    "form-encoded": lambda name: f"name={name}".encode(),
+    "empty": lambda name: b"",
+}
+MALFORMED_OPS = (2, 5, 7, 15, 16)
+
+
+def _not_json(number: int, variant: str) -> Make:
+    def make(board: Board, request: pytest.FixtureRequest) -> Case:
+        body = _good_body(number, board, request)
+        name = next((v for v in body.values() if isinstance(v, str)), unique("name")) \
+            if isinstance(body, dict) else unique("name")
+        return Case(number, _path_of(number, board, request), content=NOT_JSON[variant](name))
+    return make
+
+
+# --- JSON that is not a usable body, and ids that name nothing -----------------------------
+
+JSON_VALUES = {"empty-object": {}, "array": [], "string": "x", "null": None,
+               "name-number": {"name": 5}, "name-null": {"name": None},
+               "name-array": {"name": ["x"]}, "name-object": {"name": {"x": "y"}}}
+JSON_OPS = (2, 5, 7, 10, 11, 13, 15, 16)
+WATCHED_OPS = (5, 7, 15, 16)  # REJECTED-CHANGES-NOTHING
+UNKNOWN = [(3, "projectId"), (4, "projectId"), (5, "projectId"), (6, "projectId"),
+           (9, "rowId"), (10, "rowId"), (11, "rowId"), (13, "columnId"), (14, "columnId"),
+           (15, "columnId"), (16, "cardId"), (17, "cardId"), (20, "cardId"), (21, "cardId"),
+           (2, "organizationId")]
+
+
+def _json(number: int, value: Any) -> Make:
+    def make(board: Board, request: pytest.FixtureRequest) -> Case:
+        if value is None:  # JSON null has to go as raw content (json=None sends no body)
+            return Case(number, _path_of(number, board, request), content=b"null")
+        return Case(number, _path_of(number, board, request), json=value)
+    return make
+
+
+def _missing(number: int, parameter: str, value: str) -> Make:
+    def make(board: Board | None, request: pytest.FixtureRequest) -> Case:
+        if parameter in ("organizationId", "projectId") and number in READS:
+            return Case(number, {parameter: value})
+        path = _path(board, number, **{parameter: value}) if number != 2 \
+            else {"organizationId": value}
+        body = _good_body(number, board, request) \
+            if spec.operation(number).method in ("POST", "PATCH") else None
+        return Case(number, path, json=body)
+    return make
+
+
+def _move_missing(value: str) -> Make:
+    def make(board: Board, request: pytest.FixtureRequest) -> Case:
+        return Case(18, _path(board, 18), json={"ids": [value], "afterCardId": value})
+    return make
+
+
+def _too_long(board: Board, request: pytest.FixtureRequest) -> Case:
+    return Case(16, _path(board, 16), json={"name": "a" * 25001})
+
+
+# --- the cases, each sent once; the tests below judge them ---------------------------------
+
+READS = {op.number for op in spec.operations().values() if op.method == "GET"}
+
+
+@dataclass(frozen=True)
+class Spec:
+    id: str
+    number: int
+    make: Make
+    watched: bool = False  # read the Project before and after
+
+    @property
+    def read_only(self) -> bool:
+        return self.number in READS
+
+
+def _specs() -> dict[str, Spec]:
+    specs = [Spec(f"op{n}-not-json-{v}", n, _not_json(n, v), True)
+             for n in MALFORMED_OPS for v in NOT_JSON]
+    specs += [Spec(f"op{n}-{label}", n, _json(n, value), n in WATCHED_OPS)
+              for n in JSON_OPS for label, value in JSON_VALUES.items()]
+    specs += [Spec(f"op{n}-unknown-{parameter}-{i + 1}", n, _missing(n, parameter, value),
+                   (n, parameter) == (15, "columnId"))
+              for n, parameter in UNKNOWN for i, value in enumerate(MISSING)]
+    specs += [Spec(f"op18-unknown-card-in-body-{i + 1}", 18, _move_missing(value))
+              for i, value in enumerate(MISSING)]
+    specs.append(Spec("op16-name-25001", 16, _too_long, True))
+    return {s.id: s for s in specs}
+
+
+SPECS = _specs()
+
+
+def _params(requirement: str, which: Callable[[Spec], bool]) -> list[Any]:
+    params = []
+    for s in SPECS.values():
+        if which(s):
+            marks = [pytest.mark.requirement(requirement, op=s.number)]
+            if s.read_only:
+                marks.append(pytest.mark.read_only)
+            params.append(pytest.param(s.id, marks=marks, id=s.id))
+    return params
+
+
+@dataclass
+class Outcome:
+    exchange: Exchange
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    created: bool  # op 2 created a project after all
+
+
+@pytest.fixture(scope="module")
+def errors_board(make_project, make_row, make_column, make_card) -> Board:
+    """This module's board: rejected requests must leave it as it was."""
+    project = make_project()
+    row = make_row(project)
+    columns = [make_column(project, row), make_column(project, row)]
+    return Board(project, row, columns, [make_card(project, columns[0]) for _ in range(3)])
+
+
+@pytest.fixture(scope="module")
+def outcomes() -> dict[str, Outcome]:
+    return {}
+
+
+@pytest.fixture
+def outcome_of(request, api, ledger, outcomes) -> Callable[[str], Outcome]:
+    """The outcome of a case, sent on first use."""
+    def outcome(case_id: str) -> Outcome:
+        if case_id not in outcomes:
+            s = SPECS[case_id]
+            board = None if s.read_only else request.getfixturevalue("errors_board")
+            case = s.make(board, request)
+            before = project_state(api, board) if s.watched else None
+            exchange = send(api, case)
+            created = adopt(ledger, case, exchange)
+            after = project_state(api, board) if s.watched else None
+            outcomes[case_id] = Outcome(exchange, before, after, created)
+        return outcomes[case_id]
+    return outcome
+
+
+def send(api: Api, case: Case) -> Exchange:
+    return api.call(case.number, path_params=case.path, json=case.json, content=case.content,
+                    headers=JSON_TYPE if case.content is not None else None)
+
+
+def project_state(api: Api, board: Board) -> dict[str, Any]:
+    read = api.call(3, projectId=board.project.id)
+    return {"status": read.status, "project": read.json() if read.status == 200 else None}
+
+
+def adopt(ledger: Any, case: Case, exchange: Exchange) -> bool:
+    """A project that op 2 created after all goes into the ledger; whether it did."""
+    if case.number != 2 or exchange.status != 200 or not exchange.content:
+        return False
+    try:
+        body = exchange.json()
+    except AssertionError:
+        return False
+    if isinstance(body, dict) and "id" in body:
+        ledger.add("project", projectId=str(body["id"]))
+        return True
+    return False
+
+
+# --- NO-SERVER-ERROR -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("case_id", _params("NO-SERVER-ERROR", lambda s: True))
+def test_client_input_never_causes_a_server_error(case_id, outcome_of):
+    """Malformed, mistyped or unknown client input is answered without a 5xx."""
+    exchange = outcome_of(case_id).exchange
+    if (exchange.status or 0) >= 500:
+        expect.fail("NO-SERVER-ERROR", f"a 4xx (not a 5xx) from operation "
+                    f"{SPECS[case_id].number}", exchange)
+
+
+# --- REJECT-MALFORMED-JSON -----------------------------------------------------------------
+
+@pytest.mark.parametrize("case_id", _params("REJECT-MALFORMED-JSON",
+                                            lambda s: "-not-json-" in s.id))
+def test_body_that_is_not_json_is_rejected(case_id, outcome_of):
+    """A request body that is not JSON is rejected with a 4xx and changes nothing."""
+    outcome = outcome_of(case_id)
+    expect.rejected(outcome.exchange, "REJECT-MALFORMED-JSON", "a body that is not JSON")
+    if outcome.created:
+        expect.fail("REJECT-MALFORMED-JSON", "no project created", outcome.exchange,
+                    got="a project created")
+    expect.unchanged("REJECT-MALFORMED-JSON", "the project", outcome.before, outcome.after,
+                     outcome.exchange)
+
+
+# --- REJECTED-CHANGES-NOTHING --------------------------------------------------------------
+
+@pytest.mark.parametrize("case_id", _params(
+    "REJECTED-CHANGES-NOTHING",
+    lambda s: s.watched and s.number in WATCHED_OPS and "-not-json-" not in s.id))
+def test_rejected_request_changes_nothing(case_id, outcome_of):
+    """A request the server rejects with a 4xx leaves the Project as it was, updatedAt too."""
+    outcome = outcome_of(case_id)
+    if not 400 <= (outcome.exchange.status or 0) < 500:
+        raise NotAssessed(f"REJECTED-CHANGES-NOTHING for this input (operation "
+                          f"{SPECS[case_id].number} answered {outcome.exchange.status}, not a "
+                          f"rejection)")
+    expect.unchanged("REJECTED-CHANGES-NOTHING", "the project", outcome.before, outcome.after,
+                     outcome.exchange)
+
+
+# --- ERROR-FORMAT (INFO) -------------------------------------------------------------------
+
+def _shape(exchange: Exchange) -> str:
+    kind = exchange.content_type or "no content type"
+    try:
+        body = exchange.json() if exchange.content else None
+    except AssertionError:
+        return f"{exchange.status}, {kind}, a body that is not JSON"
+    if isinstance(body, dict):
+        return f"{exchange.status}, {kind}, a JSON object with keys {sorted(body)}"
+    return f"{exchange.status}, {kind}, " + ("no body" if body is None else
+                                             f"a JSON {type(body).__name__}")
+
+
+@pytest.mark.requirement("ERROR-FORMAT", op=16)
+def test_error_statuses_and_bodies_are_recorded(api, errors_board, observe):
+    """The statuses, content types and bodies the server uses for rejected input are recorded."""
+    path = _path(errors_board, 16)
+    seen = {
+        "name missing": api.call(16, path_params=path, json={}),
+        "name a number": api.call(16, path_params=path, json={"name": 5}),
+        "name of 25001": api.call(16, path_params=path, json={"name": "a" * 25001}),
+        "body not JSON": api.call(16, path_params=path, content=b"{", headers=JSON_TYPE),
+        "unknown card": api.call(16, path_params=path | {"cardId": MISSING[1]},
+                                 json={"name": "x"}),
+        "no X-API-Key": api.call(16, path_params=path, json={"name": "x"}, key=None),
+    }
+    for what, exchange in seen.items():
+        observe("ERROR-FORMAT", f"op 16, {what}: {_shape(exchange)}")

@@ -1,0 +1,39 @@
+"""Operation 28, exchange-code: it answers a userToken string and no longer an accessToken.
+
+The profile's code is exchanged once for the module (a server may accept a code only once) and
+both requirements are read from that one answer.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from boardcert import expect
+from boardcert.client import Exchange
+from boardcert.config import fill
+
+
+@pytest.fixture(scope="module")
+def exchanged(api, profile, make_project, make_row, make_column, make_card) -> Exchange:
+    """Operation 28 with the profile's plugin id, an entity of this run and the profile's code."""
+    plugin_id, code = profile.get("plugin_id"), profile.get("exchange_code")
+    template = profile.get("entity_id")
+    project = make_project()
+    card = make_card(project, make_column(project, make_row(project)))
+    values = {"card_id": card.id, "project_id": project.id, "plugin_id": plugin_id,
+              "code": code}
+    entity_id = fill(template, values, "entity_id")
+    return api.call(28, pluginId=plugin_id, entityId=entity_id,
+                    json=api.body("exchange_code", **values, entity_id=entity_id))
+
+
+@pytest.mark.requirement("EXCHANGE-USER-TOKEN")
+def test_exchange_code_answers_a_user_token(exchanged):
+    """Operation 28 with a code the server accepts answers an object whose userToken is a string."""
+    expect.shaped(exchanged, 28, "EXCHANGE-USER-TOKEN")
+
+
+@pytest.mark.requirement("EXCHANGE-NO-ACCESS-TOKEN")
+def test_exchange_code_answers_no_access_token(exchanged):
+    """The exchange-code response dropped accessToken: it has no accessToken property."""
+    expect.shaped(exchanged, 28, "EXCHANGE-NO-ACCESS-TOKEN")

@@ -1,0 +1,239 @@
+"""Section 8 and rule 1 of section 4: operation 16's name is required, a string, at most 25000.
+
+Length counts code points (conformance policy, section 3). Each boundary is probed from both
+sides, in one-byte, two-byte and astral characters, so a limit off by one either way, a limit
+counted in bytes or in UTF-16 units, and a store that truncates are all told apart. "Unchanged"
+is read back through a fresh operation 3, after checking that operation 3 shows a rename at all.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from boardcert import expect
+from boardcert.api import Api, walk
+from boardcert.client import Exchange
+from boardcert.config import NotAssessed
+from boardcert.plugin import Made, unique
+
+LIMIT = 25000
+ASCII, E_ACUTE, EMOJI = "a", "\u00e9", "\U0001f600"  # 1, 2 and 4 bytes in UTF-8
+
+# Names of exactly LIMIT characters: accepted, answered whole and read back whole.
+ACCEPTED = {"25000-ascii": (ASCII * LIMIT, "CARD-NAME-MAX-ACCEPTED"),
+            "25000-e-acute": (E_ACUTE * LIMIT, "CARD-NAME-MAX-MULTIBYTE"),
+            "25000-emoji": (EMOJI * LIMIT, "CARD-NAME-MAX-ASTRAL")}
+
+# Bodies operation 16 must reject with a 4xx, leaving the stored name as it was.
+REJECTED = {
+    "25001-ascii": ({"name": ASCII * (LIMIT + 1)}, "CARD-NAME-MAX-REJECTED"),
+    "25001-e-acute": ({"name": E_ACUTE * (LIMIT + 1)}, "CARD-NAME-MAX-REJECTED"),
+    "empty-object": ({}, "CARD-NAME-REQUIRED"),
+    "other-property-only": ({"other": "x"}, "CARD-NAME-REQUIRED"),
+    "null": ({"name": None}, "CARD-NAME-STRING"),
+    "integer": ({"name": 5}, "CARD-NAME-STRING"),
+    "float": ({"name": 1.5}, "CARD-NAME-STRING"),
+    "boolean": ({"name": True}, "CARD-NAME-STRING"),
+    "empty-array": ({"name": []}, "CARD-NAME-STRING"),
+    "array-of-string": ({"name": ["a"]}, "CARD-NAME-STRING"),
+    "empty-object-value": ({"name": {}}, "CARD-NAME-STRING"),
+    "object-value": ({"name": {"a": "b"}}, "CARD-NAME-STRING"),
+}
+
+
+def _params(cases: dict[str, tuple[Any, str]], requirement: str | None = None,
+             also: tuple[int, ...] = ()) -> list[Any]:
+    return [pytest.param(case_id, marks=pytest.mark.requirement(requirement or req,
+                                                                 op=[16, *also]), id=case_id)
+            for case_id, (_, req) in cases.items()]
+
+
+def _describe(name: Any) -> str:
+    if not isinstance(name, str):
+        return f"the JSON value {json.dumps(name)[:80]}"
+    kinds = "".join(sorted(set(name)))
+    if len(name) <= 60:
+        return repr(name)
+    if len(kinds) == 1:
+        return f"{len(name)} × {kinds!r}"
+    return f"a string of {len(name)} characters beginning {name[:40]!r}"
+
+
+def _describe_body(body: Any) -> str:
+    if isinstance(body, dict) and set(body) == {"name"}:
+        return f"name {_describe(body['name'])}"
+    return f"the body {json.dumps(body)[:80]}"
+
+
+def same_name(requirement: str, what: str, expected: str, actual: Any,
+              exchange: Exchange) -> None:
+    """`actual` is exactly `expected`; a failure says how long it was and where it differs."""
+    if actual == expected:
+        return
+    got = _describe(actual)
+    if isinstance(actual, str):
+        at = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
+                  min(len(expected), len(actual)))
+        got += f" (first difference at character {at})"
+    expect.fail(requirement, f"{what} to be {_describe(expected)}", exchange, got=got)
+
+
+def rename(api: Api, card: Made, body: Any) -> Exchange:
+    return api.call(16, projectId=card.entry.params["projectId"], cardId=card.id, json=body)
+
+
+def stored_name(api: Api, card: Made) -> tuple[Any, Exchange]:
+    """The card's name as a fresh operation 3 lists it (NotAssessed if it is not listed)."""
+    exchange = api.call(3, projectId=card.entry.params["projectId"])
+    project = expect.success(exchange, 3)
+    cards = project.get("cards") if isinstance(project, dict) else None
+    for record in walk(cards):
+        if str(record.get("id")) == card.id and "name" in record:
+            return record["name"], exchange
+    raise NotAssessed("the stored card name (the Project's cards do not list the card with "
+                      "its name, so it cannot be read back)")
+
+
+def known_name(api: Api, card: Made) -> str:
+    """Give the card a fresh name through operation 16 and check operation 3 shows it."""
+    name = unique("known")
+    exchange = rename(api, card, {"name": name})
+    if exchange.status != 200:
+        raise NotAssessed(f"the stored card name (a plain rename by operation 16 answered "
+                          f"{exchange.status})")
+    if stored_name(api, card)[0] != name:
+        raise NotAssessed("the stored card name (operation 3 does not show a rename by "
+                          "operation 16, so it cannot tell whether a rejection changed it)")
+    return name
+
+
+@dataclass
+class Outcome:
+    """One rename by operation 16, and the stored name read by operation 3 before and after
+    (or why it could not be read)."""
+
+    exchange: Exchange
+    before: str | None = None
+    after: Any = None
+    not_readable: NotAssessed | None = None
+
+
+class Renames:
+    """Each case's rename, made once for the tests that judge it, on a card of its own."""
+
+    def __init__(self, api: Api, make_card: Any, column: tuple[Made, Made],
+                 lone_card: Any) -> None:
+        self.api, self.make_card, self.column, self.lone_card = api, make_card, column, lone_card
+        self.done: dict[str, Outcome] = {}
+
+    def accepted(self, case_id: str) -> Outcome:
+        """A name at the limit on a card in a project of its own (long names swell reads)."""
+        if case_id not in self.done:
+            card = self.lone_card()
+            outcome = Outcome(rename(self.api, card, {"name": ACCEPTED[case_id][0]}))
+            self._read_after(outcome, card)
+            self.done[case_id] = outcome
+        return self.done[case_id]
+
+    def rejected(self, case_id: str) -> Outcome:
+        """A bad body sent after giving the card a known name that operation 3 shows."""
+        if case_id not in self.done:
+            card = self.make_card(*self.column)
+            try:
+                before = known_name(self.api, card)
+            except NotAssessed as exc:
+                outcome = Outcome(rename(self.api, card, REJECTED[case_id][0]), not_readable=exc)
+            else:
+                outcome = Outcome(rename(self.api, card, REJECTED[case_id][0]), before)
+                self._read_after(outcome, card)
+            self.done[case_id] = outcome
+        return self.done[case_id]
+
+    def _read_after(self, outcome: Outcome, card: Made) -> None:
+        try:
+            outcome.after = stored_name(self.api, card)[0]
+        except NotAssessed as exc:
+            outcome.not_readable = exc
+
+
+@pytest.fixture(scope="module")
+def renames(api, make_project, make_row, make_column, make_card) -> Renames:
+    project = make_project()
+    column = (project, make_column(project, make_row(project)))
+
+    def lone_card() -> Made:
+        own = make_project()
+        return make_card(own, make_column(own, make_row(own)))
+    return Renames(api, make_card, column, lone_card)
+
+
+# --- accepted at the limit -----------------------------------------------------------------
+
+@pytest.mark.parametrize("case_id", _params(ACCEPTED))
+def test_name_at_the_limit_is_answered_whole(case_id, renames):
+    """Operation 16 accepts a name of 25000 characters and answers it whole."""
+    name, requirement = ACCEPTED[case_id]
+    exchange = renames.accepted(case_id).exchange
+    card = expect.success(exchange, 16, requirement)
+    same_name(requirement, "the answered name", name,
+              card.get("name") if isinstance(card, dict) else card, exchange)
+
+
+@pytest.mark.parametrize("case_id", _params(ACCEPTED, also=(3,)))
+def test_name_at_the_limit_is_read_back_whole(case_id, renames):
+    """A name of 25000 characters accepted by operation 16 is read back whole."""
+    name, requirement = ACCEPTED[case_id]
+    outcome = renames.accepted(case_id)
+    expect.success(outcome.exchange, 16, requirement)
+    if outcome.not_readable:
+        raise outcome.not_readable
+    same_name(requirement, "the stored name (fresh operation 3)", name, outcome.after,
+              outcome.exchange)
+
+
+# --- rejected: too long, missing, not a string ---------------------------------------------
+
+@pytest.mark.parametrize("case_id", _params(REJECTED))
+def test_bad_name_is_rejected(case_id, renames):
+    """Operation 16 rejects a name over 25000 characters, a missing name and a non-string."""
+    body, requirement = REJECTED[case_id]
+    expect.rejected(renames.rejected(case_id).exchange, requirement, _describe_body(body))
+
+
+@pytest.mark.parametrize("case_id", _params(REJECTED, also=(3,)))
+def test_bad_name_leaves_the_stored_name(case_id, renames):
+    """After operation 16 rejects a name, the stored name is unchanged."""
+    requirement = REJECTED[case_id][1]
+    outcome = renames.rejected(case_id)
+    if outcome.not_readable:
+        raise outcome.not_readable
+    same_name(requirement, "the stored name after the rejected rename", outcome.before,
+              outcome.after, outcome.exchange)
+
+
+# --- the empty name (INFO) and no server errors --------------------------------------------
+
+@pytest.mark.requirement("CARD-NAME-EMPTY")
+def test_empty_name_is_recorded(api, renames, observe):
+    """Whether operation 16 accepts an empty name is recorded."""
+    exchange = rename(api, renames.make_card(*renames.column), {"name": ""})
+    answered = ""
+    if exchange.status == 200 and exchange.content:
+        body = exchange.json()
+        answered = f", answering name {body.get('name')!r}" if isinstance(body, dict) else ""
+    verdict = "accepted" if exchange.status == 200 else "rejected"
+    observe("CARD-NAME-EMPTY", f"op 16 with name '' answered {exchange.status} ({verdict}"
+            f"{answered})")
+
+
+@pytest.mark.parametrize("case_id", [*_params(ACCEPTED, "NO-SERVER-ERROR"),
+                                     *_params(REJECTED, "NO-SERVER-ERROR")])
+def test_name_never_causes_a_server_error(case_id, renames):
+    """Operation 16 answers any name, good or bad, without a 5xx."""
+    outcome = renames.accepted(case_id) if case_id in ACCEPTED else renames.rejected(case_id)
+    if (outcome.exchange.status or 0) >= 500:
+        expect.fail("NO-SERVER-ERROR", "no 5xx for a rename by operation 16", outcome.exchange)

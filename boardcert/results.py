@@ -37,7 +37,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(ExitWatch(config), "boardcert-exit-watch")
-    if config.option.report_dir and not hasattr(config, "workerinput"):
+    if config.option.report_dir and not hasattr(config, "workerinput") \
+            and not config.option.collectonly:
         config.pluginmanager.register(Collector(config, Path(config.option.report_dir)),
                                       "boardcert-results")
 

@@ -131,6 +131,7 @@ def test_a_should_not_assessed_does_not_stop_conformance():
     built = build(all_passing("CARD-RENAME"), run_facts())
     assert status(built, "CARD-RENAME") == "not assessed"
     assert built["verdict"] == "conformant"
+    assert "1 SHOULD requirement not assessed: CARD-RENAME" in built["verdict_reason"]
 
 
 # --- requirement statuses --------------------------------------------------------------------

@@ -222,9 +222,12 @@ def decide(reqs: list[dict[str, Any]]) -> tuple[str, str]:
     if missing := ids("MUST", NOT_ASSESSED):
         return INCOMPLETE, f"{_n(missing, 'MUST requirement')} not assessed: {_list(missing)}"
     if warned := ids("SHOULD", FAILED):
-        return WARNINGS, f"all MUST requirements passed; {_n(warned, 'SHOULD requirement')} " \
+        return WARNINGS, f"All MUST requirements passed; {_n(warned, 'SHOULD requirement')} " \
                          f"failed: {_list(warned)}"
-    return CONFORMANT, "all MUST and SHOULD requirements that were assessed passed"
+    if unknown := ids("SHOULD", NOT_ASSESSED):
+        return CONFORMANT, f"All MUST requirements passed and no SHOULD failed; " \
+                           f"{_n(unknown, 'SHOULD requirement')} not assessed: {_list(unknown)}"
+    return CONFORMANT, "All MUST and SHOULD requirements passed"
 
 
 def _n(items: list[str], noun: str) -> str:

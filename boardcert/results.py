@@ -37,8 +37,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(ExitWatch(config), "boardcert-exit-watch")
-    if config.option.report_dir and not hasattr(config, "workerinput") \
-            and not config.option.collectonly:
+    runs_tests = not (config.option.collectonly or getattr(config.option, "plan", False))
+    if config.option.report_dir and runs_tests and not hasattr(config, "workerinput"):
         config.pluginmanager.register(Collector(config, Path(config.option.report_dir)),
                                       "boardcert-results")
 

@@ -110,7 +110,7 @@ class Target:
     """Where and how to reach the server under test."""
 
     base_url: str
-    api_key: str
+    api_key: str = field(repr=False)
     profile: Profile
     timeout: float = 10.0
     rate_limit: float | None = None

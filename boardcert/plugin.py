@@ -26,6 +26,7 @@ TARGET = pytest.StashKey[Target]()
 LEDGERS = pytest.StashKey[list[Ledger]]()
 LOG_START = pytest.StashKey[int]()
 EVIDENCE_SHOWN = 4  # exchanges shown with a failure
+READ_ONLY_SKIP = "not assessed: --read-only (this test changes the server)"
 _CLIENTS: list[Client] = []  # the session client of this process, once made
 pytest_plugins = ["boardcert.results",  # the compliance report and allure labels
                   "boardcert.properties"]  # --budget, the Hypothesis seed, schemathesis items
@@ -107,6 +108,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if ids:
             item.user_properties.append(("requirements", " ".join(ids)))
             item.user_properties.append(("operations", " ".join(map(str, ops))))
+        if ids and config.stash[TARGET].read_only and item.get_closest_marker("read_only") is None:
+            # Skipped before set-up, so no module or session fixture creates anything for it.
+            item.add_marker(pytest.mark.skip(reason=READ_ONLY_SKIP))
 
 
 def requirement_ids(item: pytest.Item) -> list[str]:
@@ -342,7 +346,7 @@ def _read_only_guard(request: pytest.FixtureRequest) -> None:
     target = request.config.stash[TARGET]
     if target.read_only and request.node.get_closest_marker("read_only") is None \
             and requirement_ids(request.node):
-        pytest.skip("not assessed: --read-only (this test changes the server)")
+        pytest.skip(READ_ONLY_SKIP)
 
 
 # --- reporting ----------------------------------------------------------------------------

@@ -50,20 +50,15 @@ def render(report: dict[str, Any]) -> str:
     width = left_w + right_w
     title = escape(f"{LABEL}: {right}")
     fill = colour(report["verdict"])
+    # plain shapes only (no gradients, clip paths or url() references), so that the badge
+    # can also sit inline in compliance.html without ids that might clash
     return f"""\
 <svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="20" role="img" \
 aria-label="{title}" data-verdict="{escape(report['verdict'])}">
   <title>{title}</title>
-  <linearGradient id="shine" x2="0" y2="100%">
-    <stop offset="0" stop-color="#bbb" stop-opacity=".1"/>
-    <stop offset="1" stop-opacity=".1"/>
-  </linearGradient>
-  <clipPath id="round"><rect width="{width}" height="20" rx="3" fill="#fff"/></clipPath>
-  <g clip-path="url(#round)">
-    <rect width="{left_w}" height="20" fill="{_LABEL_COLOUR}"/>
-    <rect x="{left_w}" width="{right_w}" height="20" fill="{fill}"/>
-    <rect width="{width}" height="20" fill="url(#shine)"/>
-  </g>
+  <rect width="{width}" height="20" rx="3" fill="{fill}"/>
+  <rect width="{left_w}" height="20" rx="3" fill="{_LABEL_COLOUR}"/>
+  <rect x="{left_w - 3}" width="3" height="20" fill="{_LABEL_COLOUR}"/>
   <g fill="#fff" text-anchor="middle" font-family="Verdana,Geneva,DejaVu Sans,sans-serif" \
 font-size="11">
 {_text(left_w / 2, LABEL)}

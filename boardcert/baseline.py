@@ -168,8 +168,7 @@ def compare(current: dict[str, Any], baseline: dict[str, Any] | None = None,
         change = Change(req_id, level, was, now)
         if listed_in is not None:
             if now == PASSED:
-                change.listed_in = listed_in
-                found.stale.append(change)
+                found.stale.append(Change(req_id, level, was, now, listed_in))
             elif now == FAILED:
                 found.known_failing.append(change)
         elif now == FAILED or (now == NOT_ASSESSED and expected == PASSED):

@@ -33,10 +33,11 @@ def test_badge_text_and_colour(verdict, passed, text, fill):
 
 
 def test_badge_is_self_contained_and_sized_to_its_text():
-    """No links, scripts, images or fonts to fetch; a longer message makes a wider badge."""
+    """No links, scripts, images, fonts or ids (it also sits inline in the HTML report); a
+    longer message makes a wider badge."""
     short = badge.render(report("conformant"))
     long = badge.render(report("conformant with warnings"))
-    for forbidden in ("href", "<script", "<image", "@import", "url(http"):
+    for forbidden in ("href", "<script", "<image", "@import", "url(", "id="):
         assert forbidden not in short
     width = int(ElementTree.fromstring(short).get("width"))
     assert 100 < width < int(ElementTree.fromstring(long).get("width"))
@@ -55,3 +56,18 @@ def test_write_puts_badge_svg_beside_the_reports(tmp_path):
     path = badge.write(report("incomplete", 3), tmp_path)
     assert path == tmp_path / "badge.svg"
     assert "incomplete 3/29 MUST" in path.read_text(encoding="utf-8")
+
+
+def test_report_write_puts_the_badge_beside_the_reports_and_in_the_html(tmp_path):
+    """Every written report has its badge.svg; the HTML shows the same badge inline."""
+    from test_report import sample_report
+
+    from boardcert import report as compliance
+
+    built = sample_report("non-conformant")
+    written = compliance.write(built, tmp_path)
+    assert written["badge"] == tmp_path / "badge.svg"
+    svg = written["badge"].read_text(encoding="utf-8")
+    assert badge.shows(svg, built)
+    assert svg.strip() in written["html"].read_text(encoding="utf-8")
+    assert "](badge.svg)" in written["md"].read_text(encoding="utf-8")

@@ -267,3 +267,22 @@ def test_diff_names_requirements_that_came_or_went():
     b["requirements"] = [r for r in b["requirements"] if r["id"] != "CARD-ALIAS"]
     text = baseline.render_diff(baseline.diff(a, b))
     assert "  changed CARD-ALIAS (SHOULD): passed -> absent" in text
+
+
+def test_the_baseline_part_is_valid_and_shown_in_the_reports(tmp_path):
+    """The comparison, as `baseline` in compliance.json, validates against the schema and
+    is listed in the Markdown and the HTML."""
+    from boardcert import report
+
+    now = synthetic_report(failed=("PROJECT-RENAME",))
+    found = baseline.compare(now, synthetic_report(failed=("CARD-RENAME",)),
+                             {"CARD-ALIAS": ""}, baseline_name="old/compliance.json",
+                             known_name="known.txt")
+    now["baseline"] = found.as_dict()
+    written = report.write(now, tmp_path)
+    markdown = written["md"].read_text(encoding="utf-8")
+    assert "**regression**, something got worse" in markdown
+    assert "| worse | `PROJECT-RENAME` | SHOULD | passed | failed |" in markdown
+    assert "| stale known failure (listed in `known.txt`) | `CARD-ALIAS` |" in markdown
+    page = written["html"].read_text(encoding="utf-8")
+    assert '<tr data-change="improved"><td>improved</td><td><code>CARD-RENAME</code>' in page

@@ -56,7 +56,8 @@ def test_run_writes_every_report_and_never_the_key(tmp_path):
     assert next(r for r in built["requirements"] if r["id"] == "USERS-ME-PROPERTIES")[
         "status"] == "passed"
     assert {p.name for p in out.iterdir()} == {"compliance.json", "compliance.md",
-                                               "compliance.html", "junit.xml", "allure-results"}
+                                               "compliance.html", "junit.xml", "allure-results",
+                                               "badge.svg"}
     assert any(out.glob("allure-results/*-result.json"))
     assert 'name="requirements" value="USERS-ME-PROPERTIES"' in (out / "junit.xml").read_text()
     assert leaks(out, result.stdout, result.stderr) == []

@@ -116,3 +116,22 @@ def test_info_requirements_never_block_a_revision(level):
     assert found["changes"][0]["requirements"] == []
     assert found["changes"][0]["status"] == "not assessed"
     assert "which no requirement checks" in found["summary"]
+
+
+def test_the_report_carries_the_revision_in_json_markdown_and_html(tmp_path):
+    """compliance.json has `revision` (valid against its schema); the Markdown and the HTML
+    say which revision the server matches."""
+    from test_report import all_passing, run_facts
+
+    from boardcert import report
+
+    failing = report.TestResult("suites/test_rows.py::test_rows", "failed",
+                                ("ROWS-PROPERTY-REQUIRED",), (6,),
+                                "[ROWS-PROPERTY-REQUIRED] expected an object with rows")
+    built = report.build([*all_passing("ROWS-PROPERTY-REQUIRED"), failing], run_facts())
+    written = report.write(built, tmp_path)
+    assert built["revision"]["matches"] == "2024-05-19"
+    summary = built["revision"]["summary"]
+    assert summary.startswith("matches the interface before 2024-06-18")
+    assert f"| Revision | {summary} |" in written["md"].read_text(encoding="utf-8")
+    assert f"Interface revision: {summary}." in written["html"].read_text(encoding="utf-8")

@@ -2,7 +2,7 @@
 compliance.md and a self-contained compliance.html.
 
     report = build(tests, run)          # a dict; spec/compliance.schema.json describes it
-    write(report, directory)            # compliance.json, compliance.md, compliance.html
+    write(report, directory)            # compliance.json, .md, .html and badge.svg
     rebuild(directory)                  # the Markdown and HTML again, from compliance.json
 """
 
@@ -15,6 +15,7 @@ from typing import Any
 
 import jsonschema
 
+from boardcert import badge
 from boardcert.paths import SPEC
 from boardcert.report.build import VERDICTS, Run, TestResult, build
 from boardcert.report.render import render_html, render_markdown
@@ -58,6 +59,7 @@ def render_files(report: dict[str, Any], directory: Path) -> dict[str, Path]:
     paths = {"md": directory / MARKDOWN_NAME, "html": directory / HTML_NAME}
     paths["md"].write_text(render_markdown(report), encoding="utf-8")
     paths["html"].write_text(render_html(report), encoding="utf-8")
+    paths["badge"] = badge.write(report, directory)
     return paths
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from boardcert import INTERFACE_VERSION, __version__, requirements, spec
+from boardcert import INTERFACE_VERSION, __version__, requirements, revisions, spec
 from boardcert.requirements import Requirement
 
 FORMAT = "boardcert-compliance/1"
@@ -111,6 +111,7 @@ def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
         "observations": observations,
         "tests": [test_entry(t) for t in tests],
         "collection_errors": list(run.collection_errors),
+        "revision": revisions.compute(reqs),
     }
 
 

@@ -10,9 +10,10 @@ from functools import cache
 from typing import Any
 
 import jinja2
+import markupsafe
 import yaml
 
-from boardcert import requirements
+from boardcert import badge, requirements
 
 LEVELS = requirements.LEVELS
 _REQUEST = re.compile(r"^request: ", re.MULTILINE)
@@ -58,6 +59,7 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
         "tests": tests,
         "failures": failures,
         "requirement_levels": levels,
+        "badge_svg": markupsafe.Markup(badge.render(report)),
         "profile_yaml": yaml.safe_dump(report["profile"]["content"], sort_keys=False,
                                        default_flow_style=None,
                                        allow_unicode=True, width=100).strip(),

@@ -460,8 +460,9 @@ class Arena:
     api: Api
     ledger: Ledger
     target: Target
-    make: dict[str, Callable[..., Any]]  # project, row, column, card factories of the plugin
-    organization_id: str
+    organization_id: str | None = None
+    make: dict[str, Callable[..., Any]] = field(default_factory=dict)  # the plugin's factories
+    broken: str | None = None  # why the board cannot be made
     project: Any = None
     row: Any = None
     columns: list[Any] = field(default_factory=list)
@@ -472,6 +473,7 @@ class Arena:
     _victims: dict[int, tuple[dict[str, str], Entry | None]] = field(default_factory=dict)
     _auth_confirmed: set[int] = field(default_factory=set)
     _data: set[tuple[str, str, str]] = field(default_factory=set)
+    _built: bool = False
 
     def __repr__(self) -> str:
         return f"<Arena project={self.project.id if self.project else None}>"
@@ -479,6 +481,17 @@ class Arena:
     @property
     def profile(self) -> Profile:
         return self.target.profile
+
+    def board(self) -> None:
+        """Make the board on first need; if the server cannot make it, every case that needs
+        it is not assessed (the explicit suites judge the creating operations)."""
+        if not self._built and self.broken is None:
+            try:
+                self.build()
+            except (AssertionError, NotAssessed) as exc:
+                self.broken = str(exc).splitlines()[0]
+        if self.broken is not None:
+            pytest.skip(f"not assessed: no board for the generated requests ({self.broken})")
 
     def build(self) -> Arena:
         make = self.make
@@ -494,6 +507,7 @@ class Arena:
             key = unique("data")
             if self._put_data(key):
                 self.data_key = key
+        self._built = True
         return self
 
     def close(self) -> None:
@@ -506,7 +520,7 @@ class Arena:
 
     @property
     def entity_id(self) -> str | None:
-        if not self.profile.has("entity_id"):
+        if not self.profile.has("entity_id") or not self.cards:
             return None
         return str(fill(self.profile.get("entity_id"), self._ids(), "entity_id"))
 
@@ -515,8 +529,11 @@ class Arena:
         return fill(self.profile.get(f"bodies.{body_name}"), values, f"bodies.{body_name}")
 
     def _ids(self) -> dict[str, Any]:
+        if not self.cards:  # the board is not made (yet)
+            return {}
         return {"project_id": self.project.id, "row_id": self.row.id,
-                "column_id": self.columns[0].id, "card_id": self.cards[0].id}
+                "column_id": self.columns[0].id, "other_column_id": self.columns[1].id,
+                "card_id": self.cards[0].id}
 
     def _setup_call(self, number: int, body: str, values: dict[str, Any], **path: str) -> bool:
         try:
@@ -548,6 +565,10 @@ class Arena:
         """Point the case at this run's resources; `linked` names path parameters that a
         stateful link supplied (ids of this run's own resources, kept unless protected)."""
         number = operation_number(case)
+        if number == 2 and self.organization_id is None:
+            pytest.skip(f"not assessed: no organization to create projects in ({self.broken})")
+        if number not in (1, 2):  # the others need ids of the board
+            self.board()
         path = self._path(number, dict(case.path_parameters or {}), linked)
         if path:
             case.path_parameters = path
@@ -570,9 +591,10 @@ class Arena:
         return {k: str(v) if k in linked else defaults[k] for k, v in given.items()}
 
     def _defaults(self, number: int) -> dict[str, str]:
-        values = {"organizationId": self.organization_id, "projectId": self.project.id,
-                  "rowId": self.row.id, "columnId": self.columns[0].id,
-                  "cardId": self.cards[0].id}
+        values = {"organizationId": self.organization_id}
+        if self._built:
+            values |= {"projectId": self.project.id, "rowId": self.row.id,
+                       "columnId": self.columns[0].id, "cardId": self.cards[0].id}
         if number >= 23:
             values |= {"pluginId": self._need(self.plugin_id, "plugin_id"),
                        "entityId": self._need(self.entity_id, "entity_id"),
@@ -647,12 +669,13 @@ class Arena:
         """The profile's body for a positive case, or None to keep the generated (open) one."""
         name = spec.document()["paths"][spec.operation(number).path][
             spec.operation(number).method.lower()]["x-profile-body"]
-        project = path.get("projectId", self.project.id)
-        values: dict[str, Any] = self._ids() | {
+        ids = self._ids()
+        project = path.get("projectId", ids.get("project_id"))
+        values: dict[str, Any] = ids | {
             "name": unique("prop"), "alias": unique("alias"), "key": unique("key"),
             "value": "bc-value", "project_id": project, "plugin_id": self.plugin_id,
-            "entity_id": self.entity_id, "other_column_id": self.columns[1].id,
-            "card_id": path.get("cardId", self.cards[0].id), "row_id": path.get("rowId")}
+            "entity_id": self.entity_id, "card_id": path.get("cardId", ids.get("card_id")),
+            "row_id": path.get("rowId", ids.get("row_id"))}
         if self.profile.has("exchange_code"):
             values["code"] = self.profile.get("exchange_code")
         try:

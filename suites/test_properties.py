@@ -15,18 +15,25 @@ from collections.abc import Iterator
 import pytest
 
 from boardcert import properties
-from boardcert.config import Target
+from boardcert.config import NotAssessed, Target
 
 schema = properties.load_schema()
 
 
 @pytest.fixture(scope="session")
-def arena(target: Target, api, ledger, organization_id, make_project, make_row, make_column,
-          make_card) -> Iterator[properties.Arena]:
-    """A board of the property tests' own, and victims for the deletes."""
-    made = properties.Arena(api, ledger, target, organization_id=organization_id, make={
-        "project": make_project, "row": make_row, "column": make_column, "card": make_card})
-    yield made.build()
+def arena(request: pytest.FixtureRequest, target: Target, api, ledger) -> Iterator[
+        properties.Arena]:
+    """Where the generated requests point: a board made with the plugin's factories on first
+    need, and victims for the deletes. If the server cannot give us a board, the cases that
+    need it are not assessed (op 1 still runs)."""
+    made = properties.Arena(api, ledger, target)
+    try:
+        made.organization_id = request.getfixturevalue("organization_id")
+        made.make = {kind: request.getfixturevalue(f"make_{kind}")
+                     for kind in ("project", "row", "column", "card")}
+    except (AssertionError, NotAssessed) as exc:
+        made.broken = str(exc).splitlines()[0]
+    yield made
     made.close()
 
 

@@ -1,4 +1,5 @@
-"""The `boardcert` command: run, report, requirements, profile, serve.
+"""The `boardcert` command: run, report, requirements, profile, serve, verify, diff,
+keygen.
 
 Exit codes (conformance policy, section 4): 0 conformant (and conformant with warnings unless
 --strict), 1 non-conformant or incomplete, 2 usage or configuration error, 3 the target cannot
@@ -15,6 +16,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -73,6 +75,18 @@ def build_parser() -> argparse.ArgumentParser:
                      help="exit 1 for 'conformant with warnings' too")
     run.add_argument("--output", metavar="DIR",
                      help="where the reports go (default: reports/<UTC start time>/)")
+    run.add_argument("--bundle", action="store_true",
+                     help="also write certification.zip: the reports, the evidence and a "
+                     "manifest of SHA-256 hashes (check it with boardcert verify)")
+    run.add_argument("--sign-key", metavar="PEM",
+                     help="sign the bundle's manifest with this Ed25519 private key "
+                     "(implies --bundle; boardcert keygen makes one)")
+    run.add_argument("--baseline", metavar="PREVIOUS",
+                     help="a previous run's compliance.json (or its directory, or bundle): "
+                     "exit 1 only if a requirement got worse; list what improved")
+    run.add_argument("--known-failures", metavar="FILE",
+                     help="requirement ids expected to fail, one a line (# for comments): "
+                     "exit 1 only for other failures; a listed one that passes is flagged")
     run.set_defaults(command=cmd_run)
 
     report = sub.add_parser("report", help="rebuild compliance.md and compliance.html "
@@ -97,6 +111,23 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--api-key", help="key to demand (default: env "
                        "BOARDCERT_REFERENCE_API_KEY, else a generated one, printed)")
     serve.set_defaults(command=cmd_serve)
+
+    verify = sub.add_parser("verify", help="check offline that a certification.zip was not "
+                            "altered (exit 0 intact, 1 altered, 2 usage)")
+    verify.add_argument("bundle", metavar="BUNDLE")
+    verify.add_argument("--public-key", metavar="PEM",
+                        help="check the signature with this Ed25519 public key")
+    verify.set_defaults(command=cmd_verify)
+
+    diff = sub.add_parser("diff", help="what changed between two runs (compliance.json, "
+                          "report directories or bundles)")
+    diff.add_argument("a", metavar="A")
+    diff.add_argument("b", metavar="B")
+    diff.set_defaults(command=cmd_diff)
+
+    keygen = sub.add_parser("keygen", help="write an Ed25519 key pair for signing bundles")
+    keygen.add_argument("directory", metavar="DIR")
+    keygen.set_defaults(command=cmd_keygen)
     return parser
 
 
@@ -112,6 +143,7 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     try:
         target = check_target(base_url, api_key, args.profile)
         output = output_directory(args.output)
+        after = prepare_after_run(args)
     except ConfigError as exc:
         error(str(exc))
         return EXIT_USAGE
@@ -124,7 +156,7 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     with _environment({KEY_ENV: api_key or None}), _redacted_console(secrets):
         code = _pytest_main(pytest_arguments(args, extra, output), watch)
     redact_tree(output, secrets)
-    return outcome(code, watch, output, args.strict)
+    return after_run(args, after, output, outcome(code, watch, output, args.strict))
 
 
 def check_target(base_url: str, api_key: str, profile: str | None):
@@ -303,6 +335,77 @@ def redact_tree(directory: Path, secrets: list[str]) -> None:
             path.write_bytes(cleaned)
 
 
+# --- after a run: regression baseline, bundle --------------------------------------------
+
+@dataclass
+class _AfterRun:
+    """What --baseline, --known-failures, --bundle and --sign-key ask for, read before the
+    run so that a bad file is a usage error before any test runs."""
+
+    baseline: dict[str, Any] | None = None
+    known: dict[str, str] | None = None
+    sign_key: Path | None = None
+    bundle: bool = False
+
+    @property
+    def compares(self) -> bool:
+        return self.baseline is not None or self.known is not None
+
+
+def prepare_after_run(args: argparse.Namespace) -> _AfterRun:
+    from boardcert import baseline, bundle
+
+    after = _AfterRun(bundle=bool(args.bundle or args.sign_key))
+    try:
+        if args.baseline:
+            after.baseline = baseline.load(Path(args.baseline))
+        if args.known_failures:
+            after.known = baseline.read_known_failures(Path(args.known_failures))
+        if args.sign_key:
+            after.sign_key = Path(args.sign_key)
+            bundle.load_private_key(after.sign_key)
+    except (baseline.BaselineError, bundle.BundleError) as exc:
+        raise ConfigError(str(exc)) from None
+    return after
+
+
+def after_run(args: argparse.Namespace, after: _AfterRun, output: Path, exit_code: int) -> int:
+    """Compare with the baseline (its exit code then replaces the verdict's), then bundle."""
+    from boardcert import baseline, bundle, report
+
+    if exit_code in (EXIT_USAGE, EXIT_UNREACHABLE) or not (output / report.JSON_NAME).is_file():
+        return exit_code
+    if after.compares:
+        found = report.load(output)
+        comparison = baseline.compare(found, after.baseline, after.known,
+                                      baseline_name=args.baseline,
+                                      known_name=args.known_failures)
+        found["baseline"] = comparison.as_dict()
+        report.write(found, output)
+        print(f"\nboardcert: {baseline.render_comparison(comparison)}")
+        failing = comparison.regressed or (args.strict and bool(comparison.stale))
+        exit_code = EXIT_FAILED if failing else EXIT_OK
+        why = (f"{len(comparison.worse)} requirement(s) got worse" if comparison.regressed
+               else "stale known failures (--strict)" if failing else "nothing got worse")
+        print(f"boardcert: {'REGRESSION' if failing else 'NO REGRESSION'}: {why} "
+              f"(exit {exit_code}: a regression run exits by the comparison, not the verdict)")
+    if after.bundle:
+        try:
+            path = bundle.create(output, profile=_profile_path(args), sign_key=after.sign_key)
+        except bundle.BundleError as exc:
+            error(str(exc))
+            return EXIT_USAGE
+        signed = " (signed)" if after.sign_key else ""
+        print(f"boardcert: wrote {path}{signed}; check it with boardcert verify {path}")
+    return exit_code
+
+
+def _profile_path(args: argparse.Namespace) -> Path:
+    given = args.profile or os.environ.get("BOARDCERT_PROFILE")
+    return Path(given) if given else DEFAULT_PROFILE
+
+
+
 # --- report, requirements, profile, serve ---------------------------------------------------
 
 def cmd_report(args: argparse.Namespace, extra: list[str]) -> int:
@@ -379,6 +482,63 @@ def cmd_serve(args: argparse.Namespace, extra: list[str]) -> int:
     if args.api_key:
         argv += ["--api-key", args.api_key]
     return serve_main(argv)
+
+
+# --- verify, diff, keygen ----------------------------------------------------------------
+
+def cmd_verify(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardcert import bundle
+
+    path = Path(args.bundle)
+    try:
+        found = bundle.verify(path, Path(args.public_key) if args.public_key else None)
+    except bundle.BundleError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    manifest = found.manifest
+    if found.intact:
+        print(f"boardcert: {path}: INTACT: {len(manifest['files'])} files match their SHA-256")
+        print(f"  {manifest['verdict']} ({manifest['must']['passed']}/"
+              f"{manifest['must']['total']} MUST) for {_where(manifest['target'])}, run "
+              f"{manifest['started']} to {manifest['finished']}, boardcert "
+              f"{manifest['suite']['version']}")
+    else:
+        print(f"boardcert: {path}: ALTERED: {len(found.problems)} problem(s):")
+        for problem in found.problems:
+            print(f"  - {problem}")
+    for note in found.notes:
+        print(f"  note: {note}")
+    return EXIT_OK if found.intact else EXIT_FAILED
+
+
+def _where(target: dict[str, Any]) -> str:
+    return target.get("base_url") or "the bundled reference server"
+
+
+def cmd_diff(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardcert import baseline
+
+    try:
+        a, b = baseline.load(Path(args.a)), baseline.load(Path(args.b))
+    except baseline.BaselineError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    print(baseline.render_diff(baseline.diff(a, b), args.a, args.b))
+    return EXIT_OK
+
+
+def cmd_keygen(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardcert import bundle
+
+    try:
+        private, public = bundle.keygen(Path(args.directory))
+    except (bundle.BundleError, OSError) as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    key = bundle.fingerprint(bundle.load_public_key(public))
+    print(f"boardcert: wrote {private} (private: keep it secret) and {public} (public: give "
+          f"it to whoever verifies); key sha256:{key}")
+    return EXIT_OK
 
 
 if __name__ == "__main__":

@@ -286,3 +286,81 @@ def test_the_baseline_part_is_valid_and_shown_in_the_reports(tmp_path):
     assert "| stale known failure (listed in `known.txt`) | `CARD-ALIAS` |" in markdown
     page = written["html"].read_text(encoding="utf-8")
     assert '<tr data-change="improved"><td>improved</td><td><code>CARD-RENAME</code>' in page
+
+
+# --- the command: boardcert run --baseline/--known-failures, boardcert diff ---------------
+
+def after(tmp_path: Path, now: dict, exit_code: int = 1, strict: bool = False,
+          before: dict | None = None, known: str | None = None) -> tuple[int, dict]:
+    """What `boardcert run` does once the suite has written `now` (its exit code so far)."""
+    import argparse
+
+    from boardcert import cli, report
+
+    output = tmp_path / "run"
+    report.write(now, output)
+    args = argparse.Namespace(baseline=None, known_failures=None, strict=strict, bundle=False,
+                              sign_key=None, profile=None)
+    if before is not None:
+        args.baseline = str(write(before, tmp_path / "old" / "compliance.json"))
+    if known is not None:
+        args.known_failures = str(tmp_path / "known.txt")
+        Path(args.known_failures).write_text(known, encoding="utf-8")
+    code = cli.after_run(args, cli.prepare_after_run(args), output, exit_code)
+    return code, report.load(output)
+
+
+def test_run_with_a_baseline_exits_1_when_something_got_worse(tmp_path, capsys):
+    code, found = after(tmp_path, synthetic_report(failed=("CARD-RENAME",)), exit_code=0,
+                        before=synthetic_report())
+    assert code == 1
+    assert found["baseline"]["worse"][0]["id"] == "CARD-RENAME"
+    assert "boardcert: REGRESSION: 1 requirement(s) got worse (exit 1" in capsys.readouterr().out
+
+
+def test_run_with_a_baseline_exits_0_for_a_non_conformant_server_that_got_no_worse(
+        tmp_path, capsys):
+    """The known MUST failure stays; another improved: no regression, exit 0."""
+    before = synthetic_report(failed=("CARD-NAME-MAX-REJECTED", "CARD-RENAME"))
+    code, found = after(tmp_path, synthetic_report(failed=("CARD-NAME-MAX-REJECTED",)),
+                        before=before)
+    assert (code, found["verdict"]) == (0, "non-conformant")
+    out = capsys.readouterr().out
+    assert "improved (1):\n    CARD-RENAME (SHOULD): failed -> passed" in out
+    assert "boardcert: NO REGRESSION: nothing got worse (exit 0" in out
+
+
+def test_stale_known_failure_is_flagged_and_fails_only_with_strict(tmp_path, capsys):
+    now = synthetic_report(failed=("CARD-NAME-MAX-ASTRAL",))
+    code, found = after(tmp_path / "a", now, known="CARD-NAME-MAX-ASTRAL\nPROJECT-DELETE\n")
+    assert code == 0
+    assert [s["id"] for s in found["baseline"]["stale_known_failures"]] == ["PROJECT-DELETE"]
+    assert "yet a known failure in" in capsys.readouterr().out
+    strict, _ = after(tmp_path / "b", now, known="PROJECT-DELETE\n", strict=True)
+    assert strict == 1
+
+
+def test_unreadable_baseline_or_known_failures_are_usage_errors(tmp_path, capsys):
+    """A bad --baseline or --known-failures stops the run before any test: exit 2."""
+    from boardcert import cli
+
+    (tmp_path / "known.txt").write_text("NOT-AN-ID\n", encoding="utf-8")
+    out = str(tmp_path / "out")
+    assert cli.main(["run", "--output", out, "--baseline", str(tmp_path / "none")]) == 2
+    assert cli.main(["run", "--output", out, "--known-failures",
+                     str(tmp_path / "known.txt")]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read it" in err and "'NOT-AN-ID' is not a requirement id" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_diff_command(tmp_path, capsys):
+    from boardcert import cli
+
+    a = write(synthetic_report(), tmp_path / "a" / "compliance.json")
+    b = write(synthetic_report(failed=("CARD-RENAME",)), tmp_path / "b" / "compliance.json")
+    assert cli.main(["diff", str(a.parent), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "verdict: conformant -> conformant with warnings" in out
+    assert "  worse   CARD-RENAME (SHOULD): passed -> failed" in out
+    assert cli.main(["diff", str(a), str(tmp_path / "missing.json")]) == 2

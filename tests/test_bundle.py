@@ -278,3 +278,57 @@ def test_unusable_keys_are_usage_errors(tmp_path, keys):
         bundle.load_public_key(tmp_path / "junk.pem")
     with pytest.raises(bundle.BundleError, match="not a PEM public key"):
         bundle.load_public_key(keys[0])  # the private key given as the public one
+
+
+# --- the commands: boardcert run --bundle, verify, keygen ---------------------------------
+
+def test_verify_command_exit_codes(report_dir, keys, other_keys, tmp_path, capsys):
+    """0 intact, 1 altered (or signed by another key), 2 usage."""
+    from boardcert import cli
+
+    path = str(make(report_dir, sign=keys[0]))
+    assert cli.main(["verify", path]) == 0
+    assert cli.main(["verify", path, "--public-key", str(keys[1])]) == 0
+    out = capsys.readouterr().out
+    assert "INTACT: 9 files match their SHA-256" in out
+    assert "conformant with warnings (29/29 MUST) for http://127.0.0.1:8080" in out
+    assert "note: signature valid" in out
+    assert cli.main(["verify", path, "--public-key", str(other_keys[1])]) == 1
+    rewrite(Path(path), lambda e: e.pop("junit.xml"))
+    assert cli.main(["verify", path]) == 1
+    assert "ALTERED: 1 problem(s):\n  - junit.xml: listed in the manifest but missing" in \
+        capsys.readouterr().out
+    assert cli.main(["verify", str(tmp_path / "none.zip")]) == 2
+    assert cli.main(["verify", path, "--public-key", str(tmp_path / "none.pem")]) == 2
+    assert cli.main(["verify"]) == 2
+
+
+def test_keygen_command(tmp_path, capsys):
+    from boardcert import cli
+
+    assert cli.main(["keygen", str(tmp_path / "k")]) == 0
+    assert "key sha256:" in capsys.readouterr().out
+    assert cli.main(["keygen", str(tmp_path / "k")]) == 2
+
+
+def test_run_bundle_signed_and_verified(tmp_path, keys):
+    """A real run (operation 1 only) with --bundle --sign-key writes a certification.zip that
+    `boardcert verify` finds intact and signed by that key, and that holds no key."""
+    from test_cli import KEY, boardcert, leaks
+
+    from boardcert.reference.server import start
+
+    out = tmp_path / "out"
+    with start(KEY) as server:
+        result = boardcert("run", "--base-url", server.base_url, "--output", str(out),
+                           "--sign-key", str(keys[0]), "--", "-m", "op1",
+                           env={"BOARDCERT_API_KEY": KEY})
+    assert result.returncode == 1, result.stdout + result.stderr  # only op 1: incomplete
+    assert f"boardcert: wrote {out}/certification.zip (signed)" in result.stdout
+    found = bundle.verify(out / "certification.zip", keys[1])
+    assert found.intact and found.signature_checked, found.problems
+    assert found.manifest["target"]["base_url"] == server.base_url
+    assert found.manifest["verdict"] == "incomplete"
+    with zipfile.ZipFile(out / "certification.zip") as made:
+        assert not [n for n in made.namelist() if KEY.encode() in made.read(n)]
+    assert leaks(out, result.stdout, result.stderr) == []

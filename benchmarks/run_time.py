@@ -7,7 +7,12 @@ and once `pytest suites -q --ignore suites/test_properties.py`, so that what the
 add to a run is the difference. Each is repeated and the median wall time is printed, with the
 targets of issue 5. A measurement, not a test: run it by hand on an otherwise idle machine.
 
-    python benchmarks/run_time.py [--budgets quick standard] [--repeat 3]
+With PYTHONDONTWRITEBYTECODE set, every pytest process compiles again the ~400 plugin modules
+(schemathesis, hypothesis, ...) that pytest's assertion rewriting takes over, seconds of
+start-up per run; `--pycache DIR` lets the runs keep their bytecode in DIR, as a normal
+installation does (a first, unmeasured run fills it).
+
+    python benchmarks/run_time.py [--budgets quick standard] [--repeat 3] [--pycache DIR]
 """
 
 from __future__ import annotations
@@ -26,11 +31,15 @@ PROPERTIES = "suites/test_properties.py"
 TARGETS = {"quick": (8.0, 4.0), "standard": (30.0, 18.0)}
 
 
+ENV = dict(os.environ)
+
+
 def wall_time(args: list[str]) -> tuple[float, str]:
     """Seconds one pytest process takes, and its summary line."""
     command = [sys.executable, "-m", "pytest", *args, "-q", "-p", "no:cacheprovider"]
     started = time.perf_counter()
-    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    result = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False,
+                            env=ENV)
     elapsed = time.perf_counter() - started
     lines = [line for line in result.stdout.splitlines() if line.strip()]
     return elapsed, lines[-1] if lines else f"exit {result.returncode}"
@@ -45,10 +54,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budgets", nargs="+", default=["quick", "standard"])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--pycache", metavar="DIR", help="keep bytecode in DIR (see above)")
     args = parser.parse_args(argv)
+    if args.pycache:
+        ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+        ENV["PYTHONPYCACHEPREFIX"] = str(Path(args.pycache).resolve())
+        wall_time(["suites", "--budget", "quick"])  # fills the cache
     load = os.getloadavg()[0]
     print(f"{os.cpu_count()} cores, load average {load:.2f}"
           + ("  (busy machine: times are inflated)" if load > (os.cpu_count() or 1) else ""))
+    if ENV.get("PYTHONDONTWRITEBYTECODE"):
+        print("PYTHONDONTWRITEBYTECODE is set: start-up recompiles plugins (try --pycache DIR)")
     print(f"median of {args.repeat} runs, wall seconds, reference server started by the plugin\n")
     base, summary = median_of(["suites", "--ignore", PROPERTIES], args.repeat)
     print(f"{'without properties':<28}{base:7.1f}  {summary}")

@@ -199,13 +199,26 @@ def load_schema() -> Any:
         # A rejection is any 4xx, whatever the status (policy, section 2).
         "checks": {"negative_data_rejection": {"expected-statuses": ["4XX"]}},
     }
+    operations: list[dict[str, Any]] = []
     if not budget.coverage:  # op 16's boundaries (25000 / 25001) are worth it at any budget
-        data["operations"] = [{"include-operation-id": spec.operation(EXACT_BODY_OP).operation_id,
-                               "phases": {"coverage": {"enabled": True,
-                                                       "unexpected-methods": []}}}]
+        operations.append({"include-operation-id": spec.operation(EXACT_BODY_OP).operation_id,
+                           "phases": {"coverage": {"enabled": True, "unexpected-methods": []}}})
+    few = max(2, budget.max_examples // 5)
+    if few < budget.max_examples:  # all they take is path ids, which the arena replaces
+        operations.append({"include-operation-id": [spec.operation(n).operation_id
+                                                    for n in without_body()],
+                           "generation": {"max-examples": few}})
+    if operations:
+        data["operations"] = operations
     if RUN.rate_limit:
         data["rate-limit"] = f"{max(1, int(RUN.rate_limit * 60))}/m"
     return schemathesis.openapi.from_path(OPENAPI, config=schemathesis.Config.from_dict(data))
+
+
+def without_body() -> list[int]:
+    """Operations that take no body: nothing generated reaches the server but the key."""
+    return [n for n, op in spec.operations().items()
+            if "requestBody" not in spec.document()["paths"][op.path][op.method.lower()]]
 
 
 def operation_number(case: Any) -> int | None:

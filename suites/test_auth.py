@@ -80,8 +80,12 @@ class Boards:
 
 
 @pytest.fixture(scope="module")
-def boards(api, profile, make_project, make_row, make_column, make_card) -> Boards:
+def boards(request: pytest.FixtureRequest, api, profile) -> Boards:
     def build() -> AuthBoard:
+        # The factories are looked up here, so tests that need no board (op 1) do not depend
+        # on them (and on the organization they need).
+        make_project, make_row, make_column, make_card = (request.getfixturevalue(
+            name) for name in ("make_project", "make_row", "make_column", "make_card"))
         project = make_project()
         rows = [make_row(project), make_row(project)]
         columns = [make_column(project, rows[0]), make_column(project, rows[0])]

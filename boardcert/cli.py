@@ -75,6 +75,19 @@ def build_parser() -> argparse.ArgumentParser:
                      help="exit 1 for 'conformant with warnings' too")
     run.add_argument("--output", metavar="DIR",
                      help="where the reports go (default: reports/<UTC start time>/)")
+    run.add_argument("--request-timeout", type=float, metavar="S",
+                     help="seconds before a request times out (env BOARDCERT_TIMEOUT; "
+                     "default 10)")
+    run.add_argument("--rate-limit", type=float, metavar="N",
+                     help="at most N requests per second, over all test workers")
+    run.add_argument("--max-body", type=int, metavar="BYTES",
+                     help="largest response body read (default 8 MiB)")
+    run.add_argument("--read-only", action="store_true",
+                     help="run only what changes nothing on the server (only GET is sent, "
+                     "nothing is created); the rest is reported not assessed")
+    run.add_argument("--plan", action="store_true",
+                     help="list what the run would call and create, and how it cleans up; "
+                     "call nothing, start nothing, write no report")
     run.add_argument("--bundle", action="store_true",
                      help="also write certification.zip: the reports, the evidence and a "
                      "manifest of SHA-256 hashes (check it with boardcert verify)")
@@ -141,12 +154,17 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     base_url = args.base_url or os.environ.get("BOARDCERT_BASE_URL") or ""
     api_key = args.api_key or os.environ.get(KEY_ENV) or ""
     try:
-        target = check_target(base_url, api_key, args.profile)
-        output = output_directory(args.output)
+        target = check_target(base_url, api_key, args.profile, args.request_timeout)
+        output = None if args.plan else output_directory(args.output)
         after = prepare_after_run(args)
     except ConfigError as exc:
         error(str(exc))
         return EXIT_USAGE
+    if output is None:  # --plan, before the reachability check: a plan contacts nothing
+        shown = [api_key] if api_key else []
+        with _environment({KEY_ENV: api_key or None}), _redacted_console(shown):
+            code = _pytest_main(plan_arguments(args, extra), _RunWatch())
+        return {0: EXIT_OK, 4: EXIT_USAGE}.get(code, EXIT_FAILED)
     if target is not None and (why := unreachable(target)):
         error(f"the target {base_url} cannot be reached: {why}")
         return EXIT_UNREACHABLE
@@ -159,7 +177,8 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     return after_run(args, after, output, outcome(code, watch, output, args.strict))
 
 
-def check_target(base_url: str, api_key: str, profile: str | None):
+def check_target(base_url: str, api_key: str, profile: str | None,
+                 request_timeout: float | None = None):
     """The target as the plugin will see it, checked here so that errors come first and
     plainly; None for the bundled reference server."""
     from boardcert.config import Target, check_base_url, load_profile
@@ -170,25 +189,19 @@ def check_target(base_url: str, api_key: str, profile: str | None):
     base_url = check_base_url(base_url)
     if not api_key:
         raise ConfigError(f"--api-key (or {KEY_ENV}) is required with --base-url")
-    timeout = float(os.environ.get("BOARDCERT_TIMEOUT") or 10)
+    timeout = request_timeout or float(os.environ.get("BOARDCERT_TIMEOUT") or 10)
     return Target(base_url=base_url, api_key=api_key, profile=loaded, timeout=timeout)
 
 
 def unreachable(target: Any) -> str | None:
     """Why the target answers nothing at all (None when it answers anything)."""
-    from boardcert import spec
     from boardcert.client import Client
-    from boardcert.errors import ExchangeError
 
     client = Client(target)
     try:
-        client.request("GET", spec.operation(1).path)
-    except ExchangeError as exc:
-        found = re.search(r"^response: none \((.*)\)$", str(exc), re.MULTILINE)
-        return found.group(1) if found else str(exc).splitlines()[0]
+        return client.probe()  # a misbehaving answer is for the tests to report
     finally:
         client.close()
-    return None
 
 
 def output_directory(given: str | None) -> Path:
@@ -213,10 +226,25 @@ def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -
     argv = ["-p", "no:cacheprovider", "--rootdir", str(ROOT), "--tb=short",
             f"--report-dir={output}", f"--junitxml={output / 'junit.xml'}",
             f"--alluredir={output / 'allure-results'}"]
-    for flag in ("base_url", "profile", "budget"):
+    argv += _passed_through(args)
+    paths_given = any(_is_path(arg, before) for before, arg in zip(["", *extra], extra,
+                                                                    strict=False))
+    return argv + extra + ([] if paths_given else [str(SUITES)])
+
+
+def _passed_through(args: argparse.Namespace) -> list[str]:
+    argv = []
+    for flag in ("base_url", "profile", "budget", "request_timeout", "rate_limit", "max_body"):
         value = getattr(args, flag)
         if value:
             argv.append(f"--{flag.replace('_', '-')}={value}")
+    return argv + (["--read-only"] if args.read_only else [])
+
+
+def plan_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
+    """pytest's argv for --plan: collection only, no report files."""
+    argv = ["-p", "no:cacheprovider", "--rootdir", str(ROOT), "-q", "--plan",
+            *_passed_through(args)]
     paths_given = any(_is_path(arg, before) for before, arg in zip(["", *extra], extra,
                                                                     strict=False))
     return argv + extra + ([] if paths_given else [str(SUITES)])

@@ -1,4 +1,18 @@
-"""The one seam for HTTP: a keep-alive httpx client that records every exchange, key redacted."""
+"""The one seam for HTTP: a keep-alive httpx client that records every exchange, key redacted.
+
+Manners toward the server (conformance policy, section 6) and robustness against one that
+misbehaves live here:
+
+- every request has a deadline (`Target.timeout`, also across a body that trickles in);
+- a body is read up to a cap (`Target.max_body`), never further;
+- redirects are never followed: a 3xx is the status the test sees;
+- a 429 is retried after its `Retry-After`, a bounded number of times;
+- `Target.rate_limit` paces requests; `Target.read_only` refuses any request but a read.
+
+A request that gets no usable answer raises `ExchangeError` (an AssertionError: the test
+fails) carrying the evidence: the request, whatever arrived, and a curl line with the key
+as `***`.
+"""
 
 from __future__ import annotations
 
@@ -7,19 +21,30 @@ import shlex
 import threading
 import time
 from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
 from typing import Any
 
+import httpcore  # noqa: F401 - see below
 import httpx
 
-from boardcert.config import Target
+from boardcert import spec
+from boardcert.config import NotAssessed, Target
 from boardcert.errors import ExchangeError
+
+# httpx imports httpcore on its first client and keeps httpcore's exception classes from
+# then on; imported here, at start-up, a pytester in-process run (which drops the modules it
+# imported) cannot leave a second httpcore whose errors httpx no longer translates.
 
 KEY_HEADER = "X-API-Key"
 REDACTED = "***"
 SHOWN = 1500  # characters of a body shown in evidence
 MAX_RETRIES = 3  # on 429
-MAX_RETRY_WAIT = 5.0
+MAX_RETRY_WAIT = 5.0  # seconds, per retry, whatever Retry-After asks
+READS = frozenset({"GET", "HEAD", "OPTIONS"})  # what --read-only lets through
 DEFAULT = object()  # "send the configured key"
+
+# Why an exchange failed (Exchange.failure); only "connect" means the target is unreachable.
+CONNECT, TIMEOUT, BROKEN, TOO_LARGE = "connect", "timeout", "broken", "too large"
 
 
 @dataclass
@@ -35,6 +60,8 @@ class Exchange:
     content: bytes = b""
     elapsed: float = 0.0
     error: str | None = None
+    failure: str | None = None  # CONNECT, TIMEOUT, BROKEN or TOO_LARGE when error is set
+    attempt: int = 1  # > 1: a retry after a 429
 
     @property
     def text(self) -> str:
@@ -48,7 +75,7 @@ class Exchange:
         """The body as JSON; a body that is not JSON fails the test with the evidence."""
         try:
             return json.loads(self.content)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise AssertionError(f"response body is not JSON\n{self.evidence()}") from None
 
     @property
@@ -68,11 +95,15 @@ class Exchange:
         lines = [f"request: {self.method} {self.url}"]
         if self.request_body is not None:
             lines.append(f"  body: {_shorten(self.request_body.decode('utf-8', 'replace'))}")
-        if self.error:
+        retry = f", retry {self.attempt - 1} of {MAX_RETRIES} after 429" if self.attempt > 1 \
+            else ""
+        if self.status is None:
             lines.append(f"response: none ({self.error})")
         else:
             lines.append(f"response: {self.status} ({self.content_type or 'no content type'}, "
-                         f"{len(self.content)} bytes, {self.elapsed * 1000:.0f} ms)")
+                         f"{len(self.content)} bytes, {self.elapsed * 1000:.0f} ms{retry})")
+            if self.error:
+                lines.append(f"  then: {self.error}")
             lines.append(f"  body: {_shorten(self.text)}")
         lines.append(f"reproduce: {self.curl}")
         return "\n".join(lines)
@@ -99,6 +130,14 @@ def _shorten(text: str) -> str:
     return f"{text[:SHOWN]}…[{len(text)} characters in all]"
 
 
+class _Failed(Exception):
+    """Why reading a response stopped (inside `_send` only)."""
+
+    def __init__(self, failure: str, message: str) -> None:
+        super().__init__(message)
+        self.failure = failure
+
+
 class Client:
     """Sends requests to the target; every exchange is appended to `log`."""
 
@@ -122,6 +161,17 @@ class Client:
         key = self.target.api_key
         return text.replace(key, REDACTED) if key else text
 
+    def probe(self) -> str | None:
+        """Why the target cannot be reached at all (None when it answers anything, however
+        badly: a misbehaving answer is for the tests to report, not a reason to stop)."""
+        try:
+            self.request("GET", spec.operation(1).path)
+        except ExchangeError:
+            failed = self.log[-1]
+            if failed.failure == CONNECT:
+                return failed.error
+        return None
+
     def request(
         self,
         method: str,
@@ -134,6 +184,9 @@ class Client:
         key: Any = DEFAULT,
     ) -> Exchange:
         """Send one request; `key` is DEFAULT (the configured key), None (no header) or a value."""
+        __tracebackhide__ = True  # pytest shows a frame's arguments: these hold the key
+        if self.target.read_only and method.upper() not in READS:
+            raise NotAssessed(f"--read-only (the test would send {method.upper()} {path})")
         sent = dict(headers or {})
         if key is DEFAULT:
             sent[KEY_HEADER] = self.target.api_key
@@ -144,53 +197,83 @@ class Client:
             sent.setdefault("Content-Type", "application/json")
         if isinstance(content, str):
             content = content.encode("utf-8")
-        for attempt in range(MAX_RETRIES + 1):
-            exchange = self._send(method, path, content, params, sent)
-            if exchange.status != 429 or attempt == MAX_RETRIES:
+        for attempt in range(1, MAX_RETRIES + 2):
+            exchange = self._send(method, path, content, params, sent, attempt)
+            if exchange.status != 429 or attempt > MAX_RETRIES:
                 return exchange
-            time.sleep(_retry_after(exchange.headers.get("retry-after")))
+            time.sleep(retry_after(exchange.headers.get("retry-after")))
         return exchange
 
-    def _send(self, method, path, content, params, headers) -> Exchange:
+    def _send(self, method, path, content, params, headers, attempt=1) -> Exchange:
+        __tracebackhide__ = True
         self._pace()
-        request = self._http.build_request(method, path, content=content, params=params,
-                                           headers=headers)
-        exchange = Exchange(
-            method=method,
-            url=self.redact(str(request.url)),
-            request_headers={k: self._show(k, v) for k, v in request.headers.items()},
-            request_body=content if content is not None else None,
-        )
-        if content is not None:
-            exchange.request_body = self.redact(content.decode("utf-8", "replace")).encode()
+        exchange = Exchange(method=method, url=self.redact(f"{self.target.base_url}{path}"),
+                            request_headers={}, request_body=None, attempt=attempt)
         self.log.append(exchange)
         started = time.perf_counter()
         try:
-            response = self._http.send(request, stream=True)
-            try:
-                exchange.status = response.status_code
-                exchange.headers = {k.lower(): self.redact(v) for k, v in response.headers.items()}
-                exchange.content = self._read(response).replace(
-                    self.target.api_key.encode() or b"\0", REDACTED.encode())
-            finally:
-                response.close()
-        except httpx.TimeoutException:
+            if self._http.is_closed:
+                raise _Failed(BROKEN, "the client was closed before this request")
+            request = self._http.build_request(method, path, content=content, params=params,
+                                               headers=headers)
+            exchange.url = self.redact(str(request.url))
+            exchange.request_headers = {k: self._show(k, v) for k, v in request.headers.items()}
+            if content is not None:
+                exchange.request_body = self.redact(content.decode("utf-8", "replace")).encode()
+            self._exchange(request, exchange, started)
+        except _Failed as failed:
+            exchange.failure, exchange.error = failed.failure, self.redact(str(failed))
+        except httpx.TimeoutException as exc:
+            exchange.failure = CONNECT if isinstance(exc, httpx.ConnectTimeout) else TIMEOUT
             exchange.error = f"no response within the {self.target.timeout:g} s timeout"
-        except httpx.HTTPError as exc:
+        except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, OSError) as exc:
+            exchange.failure = CONNECT if isinstance(exc, httpx.ConnectError) else BROKEN
             exchange.error = f"{type(exc).__name__}: {self.redact(str(exc)) or 'transport error'}"
-        exchange.elapsed = time.perf_counter() - started
+        finally:
+            exchange.elapsed = time.perf_counter() - started
         if exchange.error:
-            raise ExchangeError(f"request failed\n{exchange.evidence()}")
+            raise ExchangeError(f"request failed: {exchange.error}\n{exchange.evidence()}")
         return exchange
 
-    def _read(self, response: httpx.Response) -> bytes:
+    def _exchange(self, request: httpx.Request, exchange: Exchange, started: float) -> None:
+        __tracebackhide__ = True
+        response = self._http.send(request, stream=True)
+        try:
+            exchange.status = response.status_code
+            exchange.headers = {k.lower(): self.redact(v) for k, v in response.headers.items()}
+            self._read(response, exchange, started)
+        finally:
+            response.close()  # unread bytes close the connection, never reused
+
+    def _read(self, response: httpx.Response, exchange: Exchange, started: float) -> None:
+        """Read the body into the exchange, up to the cap and the deadline."""
+        cap, deadline = self.target.max_body, started + self.target.timeout
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise _Failed(TOO_LARGE, f"body of {declared} bytes (Content-Length) is larger "
+                          f"than the {cap} byte cap; not read")
         body = bytearray()
-        for chunk in response.iter_bytes():
-            body += chunk
-            if len(body) > self.target.max_body:
-                raise httpx.DecodingError(
-                    f"response body larger than the {self.target.max_body} byte cap")
-        return bytes(body)
+        try:
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > cap:
+                    raise _Failed(TOO_LARGE, f"body larger than the {cap} byte cap; "
+                                  f"stopped reading after {len(body)} bytes")
+                if time.perf_counter() > deadline:
+                    raise _Failed(TIMEOUT, f"body not complete within the "
+                                  f"{self.target.timeout:g} s timeout ({len(body)} bytes read)")
+        except httpx.TimeoutException:
+            raise _Failed(TIMEOUT, f"body not complete within the {self.target.timeout:g} s "
+                          f"timeout ({len(body)} bytes read)") from None
+        except httpx.HTTPError as exc:
+            raise _Failed(BROKEN, f"{type(exc).__name__} after {len(body)} bytes of the body: "
+                          f"{exc}") from None
+        finally:
+            exchange.content = self._redact_bytes(bytes(body[:cap]))
+
+    def _redact_bytes(self, content: bytes) -> bytes:
+        key = self.target.api_key.encode()
+        return content.replace(key, REDACTED.encode()) if key else content
 
     def _show(self, name: str, value: str) -> str:
         if name.lower() == KEY_HEADER.lower() and value == self.target.api_key:
@@ -212,8 +295,18 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _retry_after(value: str | None) -> float:
-    try:
-        return min(max(float(value or 1), 0.0), MAX_RETRY_WAIT)
-    except ValueError:
+def retry_after(value: str | None) -> float:
+    """Seconds to wait before a retry: Retry-After as seconds or an HTTP date, within
+    [0, MAX_RETRY_WAIT]; 1 s when absent or unreadable."""
+    if value is None or not value.strip():
         return 1.0
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return 1.0
+    if seconds != seconds:  # NaN
+        return 1.0
+    return min(max(seconds, 0.0), MAX_RETRY_WAIT)

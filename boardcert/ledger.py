@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+import signal
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from boardcert.api import Api
+from boardcert.client import CONNECT, TIMEOUT
 from boardcert.errors import ExchangeError
+
+GIVE_UP_AFTER = 3  # transport failures in a row: the server is gone, stop trying
 
 
 @dataclass
@@ -40,6 +46,28 @@ class Ledger:
             self.entries.append(entry)
         return entry
 
+    @contextlib.contextmanager
+    def recording(self) -> Iterator[None]:
+        """Holds Ctrl-C while a resource is created and added, so that nothing the server
+        created goes unrecorded (and undeleted); a second Ctrl-C does not wait."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+        held: list[int] = []
+
+        def hold(signum: int, frame: object) -> None:
+            if held:
+                raise KeyboardInterrupt
+            held.append(signum)
+
+        previous = signal.signal(signal.SIGINT, hold)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+            if held:
+                raise KeyboardInterrupt
+
     def forget(self, entry: Entry) -> None:
         """The test deleted it itself."""
         entry.deleted = True
@@ -50,12 +78,20 @@ class Ledger:
 
     def clean_up(self) -> list[str]:
         """Delete everything pending, newest first; returns what could not be deleted."""
+        gone = 0  # transport failures in a row
         for entry in self.pending():
+            if gone >= GIVE_UP_AFTER:
+                self.failures.append(f"{entry.describe()}: not tried (the server stopped "
+                                     f"answering)")
+                continue
             try:
                 exchange = self.api.call(DELETE_OP[entry.kind], path_params=entry.params)
             except ExchangeError as exc:
+                failed = self.api.client.log[-1].failure if self.api.client.log else None
+                gone = gone + 1 if failed in (CONNECT, TIMEOUT) else 0
                 self.failures.append(f"{entry.describe()}: {str(exc).splitlines()[0]}")
                 continue
+            gone = 0
             if 200 <= (exchange.status or 0) < 300 or exchange.status == 404:
                 entry.deleted = True
             else:

@@ -15,16 +15,18 @@ from typing import Any
 
 import pytest
 
-from boardcert import requirements, spec
+from boardcert import plan, requirements
 from boardcert.api import Api, find_named
 from boardcert.client import Client, Exchange
 from boardcert.config import NotAssessed, Profile, Target, check_base_url, env, load_profile
-from boardcert.errors import ConfigError, ExchangeError
+from boardcert.errors import ConfigError
 from boardcert.ledger import Entry, Ledger
 
 TARGET = pytest.StashKey[Target]()
 LEDGERS = pytest.StashKey[list[Ledger]]()
-LOG_START = pytest.StashKey[int]()
+LEFT_BEHIND = pytest.StashKey[list[str]]()  # what clean-up could not delete
+WORKER_TARGET = "boardcert_target"  # workerinput key: the controller's reference server
+LOG_START = pytest.StashKey[tuple[Client | None, int]]()  # the client's log length at set-up
 EVIDENCE_SHOWN = 4  # exchanges shown with a failure
 READ_ONLY_SKIP = "not assessed: --read-only (this test changes the server)"
 _CLIENTS: list[Client] = []  # the session client of this process, once made
@@ -42,11 +44,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--profile", help="implementation profile YAML (env BOARDCERT_PROFILE; "
                     "default spec/profiles/reference.yaml)")
     group.addoption("--request-timeout", type=float, default=None,
-                    help="seconds before a request times out (default 10)")
+                    help="seconds before a request times out (env BOARDCERT_TIMEOUT; "
+                    "default 10)")
     group.addoption("--rate-limit", type=float, default=None,
-                    help="at most this many requests per second")
+                    help="at most this many requests per second, over all test workers")
+    group.addoption("--max-body", type=int, default=None, metavar="BYTES",
+                    help="largest response body read (default 8 MiB); a larger one fails "
+                    "the test")
     group.addoption("--read-only", action="store_true", default=False,
-                    help="run only what changes nothing on the server")
+                    help="run only what changes nothing on the server: no request but GET, "
+                    "nothing created")
+    group.addoption("--plan", action="store_true", default=False,
+                    help="list what the run would call and create, and how it cleans up; "
+                    "call nothing")
     group.addoption("--budget", default=None,
                     help="schemathesis budget: quick, standard, thorough or an examples count")
 
@@ -65,6 +75,11 @@ def pytest_configure(config: pytest.Config) -> None:
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[LEDGERS] = []
+    config.stash[LEFT_BEHIND] = []
+    if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(SharedReference(config), "boardcert-shared-reference")
+    config.pluginmanager.register(ReadOnlySummary(config), "boardcert-read-only-summary")
+    config.pluginmanager.register(LeftBehind(config), "boardcert-left-behind")
 
 
 def resolve_target(config: pytest.Config) -> Target:
@@ -73,25 +88,112 @@ def resolve_target(config: pytest.Config) -> Target:
     option = config.option
     base_url = option.base_url or env("BOARDCERT_BASE_URL") or ""
     api_key = option.api_key or env("BOARDCERT_API_KEY") or ""
+    shared = getattr(config, "workerinput", {}).get(WORKER_TARGET)
+    if shared and not base_url:
+        base_url, api_key = shared
     if base_url:
         base_url = check_base_url(base_url, "--base-url" if option.base_url else
                                   "BOARDCERT_BASE_URL")
         if not api_key:
             raise ConfigError("--api-key (or BOARDCERT_API_KEY) is required with --base-url")
     profile = load_profile(option.profile or env("BOARDCERT_PROFILE"))
-    timeout = option.request_timeout or float(env("BOARDCERT_TIMEOUT") or 10)
+    timeout = option.request_timeout
+    if timeout is None:
+        timeout = _number(env("BOARDCERT_TIMEOUT") or "10", "BOARDCERT_TIMEOUT")
     if timeout <= 0:
         raise ConfigError("--request-timeout must be a positive number of seconds")
-    if option.rate_limit is not None and option.rate_limit <= 0:
+    rate = option.rate_limit
+    if rate is not None and rate <= 0:
         raise ConfigError("--rate-limit must be a positive number of requests per second")
+    if rate and hasattr(config, "workerinput"):  # the cap is for the run: shared by workers
+        rate /= int(config.workerinput.get("workercount", 1))
+    max_body = option.max_body if option.max_body is not None else Target.max_body
+    if max_body <= 0:
+        raise ConfigError("--max-body must be a positive number of bytes")
     return Target(base_url=base_url, api_key=api_key, profile=profile, timeout=timeout,
-                  rate_limit=option.rate_limit, read_only=option.read_only)
+                  rate_limit=rate, max_body=max_body, read_only=option.read_only)
+
+
+def _number(value: str, name: str) -> float:
+    try:
+        return float(value)
+    except ValueError:
+        raise ConfigError(f"{name} {value!r}: expected a number of seconds") from None
+
+
+class SharedReference:
+    """Under pytest-xdist with no base URL: the controller starts one reference server and
+    every worker tests it (one target per run, as with a real server), stopped at the end."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.server: Any = None
+
+    def pytest_configure_node(self, node: Any) -> None:
+        target = self.config.stash[TARGET]
+        if not target.base_url:
+            from boardcert.reference.server import start
+
+            key = secrets.token_urlsafe(24)
+            self.server = start(api_key=key)
+            target.base_url, target.api_key = self.server.base_url, key
+        if self.server is not None:
+            node.workerinput[WORKER_TARGET] = (target.base_url, target.api_key)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.server is not None:
+            self.server.stop()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Clean up even when the session ends early (Ctrl-C, -x, pytest.exit)."""
-    for ledger in session.config.stash.get(LEDGERS, []):
-        ledger.clean_up()
+    for ledger in list(session.config.stash.get(LEDGERS, [])):
+        _clean_up(session.config, ledger)
+
+
+def _clean_up(config: pytest.Config, ledger: Ledger) -> None:
+    """Delete what the ledger holds, once; note what could not be deleted."""
+    if ledger in config.stash[LEDGERS]:
+        config.stash[LEDGERS].remove(ledger)
+        config.stash[LEFT_BEHIND].extend(ledger.clean_up())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """--plan runs in one process: nothing is distributed, since nothing runs."""
+    if config.option.plan and getattr(config.option, "numprocesses", None):
+        config.option.numprocesses, config.option.dist = None, "no"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> bool | None:
+    """--plan: print the plan instead of running the tests (no fixture is set up)."""
+    if not session.config.option.plan:
+        return None
+    target = session.config.stash[TARGET]
+    tests = [plan.PlannedTest(
+        module=item.nodeid.split("::")[0], operations=tuple(item_operations(item)),
+        fixtures=frozenset(getattr(item, "fixturenames", ())),
+        read_only=item.get_closest_marker("read_only") is not None,
+        requirements=tuple(requirement_ids(item))) for item in session.items]
+    text = plan.render(tests, target.base_url, target.read_only)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line("")
+        for line in text.splitlines():
+            reporter.write_line(line)
+    return True
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    target = config.stash[TARGET]
+    manners = [f"request timeout {target.timeout:g} s", f"body cap {target.max_body} bytes"]
+    if config.option.rate_limit:
+        manners.append(f"at most {config.option.rate_limit:g} requests/s")
+    if target.read_only:
+        manners.append("read-only")
+    where = target.base_url or "the bundled reference server"
+    return [f"boardcert: target {where}; " + ", ".join(manners)]
 
 
 # --- collection ---------------------------------------------------------------------------
@@ -163,11 +265,10 @@ def client(target: Target) -> Iterator[Client]:
     """One keep-alive client per worker; stops the run (exit 3) if the target is unreachable."""
     client = Client(target)
     _CLIENTS.append(client)
-    try:
-        client.request("GET", spec.operation(1).path)
-    except ExchangeError as exc:
+    why = client.probe()  # a misbehaving answer is for the tests; only no answer stops the run
+    if why:
         client.close()
-        pytest.exit(f"target {target.base_url} cannot be reached: {exc}", returncode=3)
+        pytest.exit(f"target {target.base_url} cannot be reached: {why}", returncode=3)
     yield client
     client.close()
 
@@ -180,13 +281,13 @@ def api(client: Client, profile: Profile) -> Api:
 @pytest.fixture(scope="session")
 def ledger(api: Api, request: pytest.FixtureRequest) -> Iterator[Ledger]:
     """Everything the run creates; deleted newest first when the session ends."""
+    if request.config.stash[TARGET].read_only:
+        raise NotAssessed("--read-only (the test needs resources the run would create)")
     ledger = Ledger(api)
     request.config.stash[LEDGERS].append(ledger)
     yield ledger
-    try:
-        ledger.clean_up()
-    finally:  # done while the client is open; pytest_sessionfinish covers runs cut short
-        request.config.stash[LEDGERS].remove(ledger)
+    # Done while the client is open; pytest_sessionfinish covers runs cut short.
+    _clean_up(request.config, ledger)
 
 
 @pytest.fixture(scope="session")
@@ -219,7 +320,7 @@ class Made:
     id: str
     name: str
     body: Any
-    entry: Entry
+    entry: Entry | None  # None: not the run's own (readable_project under --read-only)
     exchange: Exchange
 
 
@@ -248,12 +349,13 @@ def _created(exchange: Exchange, what: str, number: int) -> Any:
 def make_project(api: Api, ledger: Ledger, organization_id: str) -> Callable[..., Made]:
     def make(name: str | None = None) -> Made:
         name = name or unique("project")
-        exchange = api.call(2, organizationId=organization_id,
-                            json=api.body("create_project", name=name))
-        body = _created(exchange, "project", 2)
-        if not isinstance(body, dict) or "id" not in body:
-            raise AssertionError(f"op 2 answered no top-level id\n{exchange.evidence()}")
-        entry = ledger.add("project", projectId=str(body["id"]))
+        with ledger.recording():  # a Ctrl-C waits until the project is in the ledger
+            exchange = api.call(2, organizationId=organization_id,
+                                json=api.body("create_project", name=name))
+            body = _created(exchange, "project", 2)
+            if not isinstance(body, dict) or "id" not in body:
+                raise AssertionError(f"op 2 answered no top-level id\n{exchange.evidence()}")
+            entry = ledger.add("project", projectId=str(body["id"]))
         return Made(str(body["id"]), name, body, entry, exchange)
     return make
 
@@ -321,6 +423,28 @@ def board(make_project, make_row, make_column, make_card) -> Board:
     return Board(project, row, columns, cards)
 
 
+@pytest.fixture(scope="session")
+def readable_project(request: pytest.FixtureRequest, target: Target, api: Api) -> Made:
+    """A project to read: the shared board's; under --read-only, where nothing may be created,
+    the project GET /users/me reports as currentProject, read with op 3 (not assessed when
+    there is none)."""
+    if not target.read_only:
+        return request.getfixturevalue("board").project
+    me = api.call(1)
+    body = me.json() if me.status == 200 else None
+    current = body.get("currentProject") if isinstance(body, dict) else None
+    project_id = current.get("id") if isinstance(current, dict) else current
+    if not isinstance(project_id, str | int) or isinstance(project_id, bool):
+        raise NotAssessed("--read-only (GET /users/me reports no currentProject to read)")
+    exchange = api.call(3, projectId=str(project_id))
+    if exchange.status != 200:
+        raise NotAssessed(f"--read-only (op 3 on the currentProject {project_id} answered "
+                          f"{exchange.status})")
+    read = exchange.json()
+    name = read.get("name") if isinstance(read, dict) else None
+    return Made(str(project_id), str(name or ""), read, None, exchange)
+
+
 @pytest.fixture
 def fresh_board(make_project, make_row, make_column, make_card) -> Board:
     """A board of the test's own, to change."""
@@ -351,6 +475,58 @@ def _read_only_guard(request: pytest.FixtureRequest) -> None:
 
 # --- reporting ----------------------------------------------------------------------------
 
+class ReadOnlySummary:
+    """Under --read-only, says at the end which requirements the run left not assessed
+    (every test of theirs was skipped by --read-only). Reads the reports, so it works on the
+    xdist controller too."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.assessed: set[str] = set()
+        self.skipped: set[str] = set()
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        ids = str(dict(report.user_properties).get("requirements", "")).split()
+        if report.skipped and "--read-only" in str(report.longrepr):
+            self.skipped.update(ids)
+        elif report.when == "call" or report.failed:
+            self.assessed.update(ids)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.config.stash[TARGET].read_only or self.config.option.plan \
+                or hasattr(self.config, "workerinput"):
+            return
+        left = sorted(self.skipped - self.assessed)
+        terminalreporter.write_line(
+            f"boardcert --read-only: {len(left)} requirements not assessed (they need the "
+            f"run to change the server): {', '.join(left) or 'none'}")
+
+
+class LeftBehind:
+    """Says at the end what clean-up could not delete; an xdist worker hands its list to the
+    controller."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+
+    @pytest.hookimpl(trylast=True)  # after the session fixtures' teardown (the clean-up)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(self.config, "workeroutput"):
+            self.config.workeroutput["boardcert_left_behind"] = self.config.stash[LEFT_BEHIND]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        output = getattr(node, "workeroutput", None) or {}
+        self.config.stash[LEFT_BEHIND].extend(output.get("boardcert_left_behind", []))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        left = self.config.stash[LEFT_BEHIND]
+        if left:
+            terminalreporter.write_line(f"boardcert: clean-up could not delete {len(left)} "
+                                        f"resources this run created:", yellow=True)
+            for what in left:
+                terminalreporter.write_line(f"  {what}")
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     report = yield
@@ -367,10 +543,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    item.stash[LOG_START] = len(_CLIENTS[-1].log) if _CLIENTS else 0
+    item.stash[LOG_START] = (_CLIENTS[-1], len(_CLIENTS[-1].log)) if _CLIENTS else (None, 0)
 
 
 def _exchanges_of(item: pytest.Item) -> list[Exchange]:
     if not _CLIENTS:
         return []
-    return _CLIENTS[-1].log[item.stash.get(LOG_START, 0):]
+    client, start = item.stash.get(LOG_START, (None, 0))
+    current = _CLIENTS[-1]  # made during this test's set-up if it is not `client`
+    return current.log[start if current is client else 0:]

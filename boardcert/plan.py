@@ -1,0 +1,142 @@
+"""`--plan`: what a run would call and create, and how it cleans up, without calling anything.
+
+Built from the collected tests alone: their operations (requirement markers), the plugin's
+fixtures they use (factories, `board`, `fresh_board`) and `--read-only`. No fixture runs, so no
+server is started and no request is sent.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from boardcert import spec
+from boardcert.client import READS
+from boardcert.ledger import DELETE_OP
+
+PROBE_OP = 1  # each test worker's first request: does the target answer at all?
+BOARD = {"project": 1, "row": 1, "column": 2, "card": 3}  # what `board` and `fresh_board` hold
+FACTORIES = {"make_project": "project", "make_row": "row", "make_column": "column",
+             "make_card": "card"}
+KIND_OP = {"project": 2, "row": 7, "column": 11, "card": 15}
+# Operations that leave something behind, and what (clean-up in DELETE_OP, or none).
+CREATES = {2: "project", 7: "row", 11: "column", 15: "card", 20: "card", 21: "card_metadata",
+           23: "plugin", 25: "plugin_data", 28: "user token"}
+KIND_WORDS = {"project": "projects", "row": "rows", "column": "columns", "card": "cards",
+              "card_metadata": "card metadata", "plugin": "plugin attachments",
+              "plugin_data": "plugin data", "user token": "user tokens"}
+GOES_WITH_PROJECT = ("row", "column", "card", "card_metadata", "plugin")
+
+
+@dataclass(frozen=True)
+class PlannedTest:
+    """One collected test, as far as the plan needs it."""
+
+    module: str
+    operations: tuple[int, ...]
+    fixtures: frozenset[str]
+    read_only: bool  # marked @pytest.mark.read_only
+    requirements: tuple[str, ...]  # none: --read-only does not skip it
+
+    def runs(self, read_only: bool) -> bool:
+        """Whether it would run: under --read-only only a read_only test that needs nothing
+        created (no ledger, so no factory and no board)."""
+        if not read_only:
+            return True
+        return (self.read_only or not self.requirements) and "ledger" not in self.fixtures
+
+
+def render(tests: list[PlannedTest], base_url: str, read_only: bool) -> str:
+    """The plan, as text for the terminal."""
+    runs = [t for t in tests if t.runs(read_only)]
+    lines = ["boardcert plan: what this run would call and create "
+             "(nothing was called, no server was started)", ""]
+    lines.append(f"target: {base_url} (not contacted)" if base_url else
+                 "target: the bundled reference server (not started)")
+    modules = sorted({t.module for t in tests})
+    lines.append(f"tests: {len(tests)} in {len(modules)} modules")
+    if read_only:
+        left = sorted({r for t in tests if not t.runs(True) for r in t.requirements}
+                      - {r for t in runs for r in t.requirements})
+        lines.append(f"--read-only: {len(runs)} tests would run; {len(tests) - len(runs)} not "
+                     f"assessed (they change the server or need what the run would create); "
+                     f"only GET, HEAD and OPTIONS are sent, nothing is created")
+        lines.append(f"--read-only leaves {len(left)} requirements not assessed: "
+                     f"{', '.join(left) or 'none'}")
+    lines.append(f"first, in each test worker: {_op(PROBE_OP)}, to check the target answers")
+    if not read_only and any("board" in t.fixtures for t in runs):
+        lines.append(f"shared, once per test worker (the board): {_board()}")
+    called = sorted({n for t in runs for n in _operations(t, read_only)})
+    lines += ["", f"operations called ({len(called)} of {len(spec.operations())}):"]
+    lines += [f"  {_op(n)}" for n in called]
+    for module in modules:
+        lines += ["", *_module(module, [t for t in runs if t.module == module], read_only)]
+    lines += ["", *_clean_up(read_only)]
+    return "\n".join(lines)
+
+
+def _module(module: str, tests: list[PlannedTest], read_only: bool) -> list[str]:
+    if not tests:
+        return [f"{module}: not assessed under --read-only"]
+    ops = sorted({n for t in tests for n in _operations(t, read_only)})
+    lines = [f"{module}: {len(tests)} test{'s' if len(tests) != 1 else ''}",
+             f"  calls ops: {', '.join(map(str, ops))}"]
+    lines.append(f"  creates: {'nothing' if read_only else _creates(tests)}")
+    return lines
+
+
+def _operations(test: PlannedTest, read_only: bool) -> set[int]:
+    ops = set(test.operations)
+    uses = set(test.fixtures)
+    if uses & {"board", "fresh_board"}:
+        ops |= set(KIND_OP.values())
+    ops |= {KIND_OP[kind] for name, kind in FACTORIES.items() if name in uses}
+    if read_only:  # the client refuses the rest before it is sent
+        ops = {n for n in ops if spec.operation(n).method in READS}
+    return ops
+
+
+def _creates(tests: list[PlannedTest]) -> str:
+    parts = []
+    fresh = sum("fresh_board" in t.fixtures for t in tests)
+    if fresh:
+        parts.append(f"a board of its own for each of {fresh} tests ({_board()} each)")
+    if any("board" in t.fixtures for t in tests):
+        parts.append("uses the shared board")
+    made: dict[str, set[str]] = defaultdict(set)
+    for test in tests:
+        for name, kind in FACTORIES.items():
+            if name in test.fixtures:
+                made[kind].add(name)
+        for number in test.operations:
+            if number in CREATES:
+                made[CREATES[number]].add(f"op {number}")
+    if made:
+        parts.append("as the tests need them: " + ", ".join(
+            KIND_WORDS[kind] for kind in KIND_WORDS if kind in made))
+    return "; ".join(parts) or "nothing"
+
+
+def _clean_up(read_only: bool) -> list[str]:
+    if read_only:
+        return ["clean-up: none needed (--read-only creates nothing)"]
+    lines = ["clean-up, at the end of the run (after failures and Ctrl-C too): everything "
+             "the run created, newest first:"]
+    for kind, number in DELETE_OP.items():
+        covered = ", unless its project is deleted with it" if kind in GOES_WITH_PROJECT \
+            else ""
+        lines.append(f"  {KIND_WORDS[kind]:20} {_op(number)}{covered}")
+    lines.append(f"  {KIND_WORDS['user token']:20} none: the interface has no operation that "
+                 f"revokes one (op 28)")
+    lines.append("nothing that existed before the run is changed or deleted; removed paths "
+                 "and rejected input are tried only on the run's own resources")
+    return lines
+
+
+def _board() -> str:
+    return ", ".join(f"{n} {kind if n == 1 else KIND_WORDS[kind]}" for kind, n in BOARD.items())
+
+
+def _op(number: int) -> str:
+    op = spec.operation(number)
+    return f"op {number:2}  {op.method:6} {op.path}"

@@ -1,0 +1,129 @@
+"""Running hostile servers on free loopback ports, each in a thread, and stopping them."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+import uvicorn
+
+from boardcert.reference.server import free_port
+
+RawHandler = Callable[[socket.socket, bytes, threading.Event], None]
+
+
+class Servers:
+    """Starts servers on free ports; leaving the `with` stops every one of them."""
+
+    def __init__(self) -> None:
+        self._stops: list[Callable[[], None]] = []
+
+    def __enter__(self) -> Servers:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        for stop in reversed(self._stops):
+            stop()
+
+    def asgi(self, app: Any) -> str:
+        """Serve an ASGI app with uvicorn in a thread; its base URL."""
+        port = free_port()
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                               log_level="critical", access_log=False,
+                                               timeout_graceful_shutdown=1))
+        thread = threading.Thread(target=server.run, name=f"asgi-{port}", daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 10
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"uvicorn did not start on port {port}")
+            time.sleep(0.01)
+
+        def stop() -> None:
+            server.should_exit = True
+            thread.join(timeout=5)
+        self._stops.append(stop)
+        return f"http://127.0.0.1:{port}"
+
+    def raw(self, handler: RawHandler) -> str:
+        """Serve raw TCP: each connection's request (head and body) goes to `handler(conn,
+        request, stopping)`, in a thread of its own; its base URL."""
+        listener = socket.create_server(("127.0.0.1", 0))
+        listener.settimeout(0.05)
+        port = listener.getsockname()[1]
+        stopping = threading.Event()
+        threads: list[threading.Thread] = []
+
+        def accept() -> None:
+            while not stopping.is_set():
+                try:
+                    conn, _ = listener.accept()
+                except TimeoutError:
+                    continue
+                except OSError:
+                    return
+                worker = threading.Thread(target=_connection, args=(conn, handler, stopping),
+                                          daemon=True)
+                threads.append(worker)
+                worker.start()
+
+        acceptor = threading.Thread(target=accept, name=f"raw-{port}", daemon=True)
+        acceptor.start()
+
+        def stop() -> None:
+            stopping.set()
+            acceptor.join(timeout=5)
+            listener.close()
+            for worker in threads:
+                worker.join(timeout=5)
+        self._stops.append(stop)
+        return f"http://127.0.0.1:{port}"
+
+    def closed_port(self) -> str:
+        """A base URL where nothing listens."""
+        return f"http://127.0.0.1:{free_port()}"
+
+    def listener(self) -> tuple[str, list[float]]:
+        """A port that notes each connection and closes it; (base URL, connection times)."""
+        seen: list[float] = []
+
+        def note(conn: socket.socket, request: bytes, stopping: threading.Event) -> None:
+            seen.append(time.monotonic())
+        return self.raw(note), seen
+
+
+def _connection(conn: socket.socket, handler: RawHandler, stopping: threading.Event) -> None:
+    with conn:
+        conn.settimeout(5)
+        try:
+            request = read_request(conn)
+            handler(conn, request, stopping)
+        except OSError:
+            pass
+
+
+def read_request(conn: socket.socket) -> bytes:
+    """One HTTP/1.1 request: the head, then as many body bytes as Content-Length says."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value.strip() or 0)
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head + b"\r\n\r\n" + body

@@ -1,0 +1,137 @@
+"""Manners toward the server: everything a run creates is deleted at the end, after failures
+and after Ctrl-C too, and everything that existed before the run reads back unchanged.
+
+The reference app runs in this process (uvicorn in a thread), so its store is read directly:
+what existed before is snapshotted, and each project the run created (recorded from op 2's
+answers) must answer 404 afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+from hostile import apps
+from hostile.servers import Servers
+
+from boardcert.api import find_named
+from boardcert.paths import ROOT, SUITES
+from boardcert.reference.app import create_app
+from boardcert.reference.store import PLUGIN_IDS, Store
+
+pytest_plugins = ["pytester"]
+
+KEY = "cleanup-key-93b1"
+# Modules that create every kind of resource, change things, and try the removed paths.
+MODULES = [str(SUITES / name) for name in (
+    "test_cards.py", "test_card_metadata.py", "test_plugins.py", "test_removed_paths.py")]
+
+
+@dataclass
+class Reference:
+    """The reference app in this process: its URL, its store and a recorder in front."""
+
+    url: str
+    store: Store
+    recorder: apps.Recorder
+    before: dict[str, Any]
+
+    def state(self) -> dict[str, Any]:
+        """Every project as op 3 shows it, and all plugin data (the whole store but `me`)."""
+        return {"projects": {pid: self.store.get_project(pid)
+                             for pid in list(self.store._projects)},
+                "plugin_data": dict(self.store._plugin_data)}
+
+    def leftovers(self) -> list[str]:
+        """Projects the run created that still answer anything but 404 (read over HTTP)."""
+        with httpx.Client(base_url=self.url, headers={"X-API-Key": KEY}) as http:
+            return [pid for pid in self.recorder.created_projects()
+                    if http.get(f"/projects/{pid}").status_code != 404]
+
+    def assert_as_before(self) -> None:
+        assert self.recorder.created_projects(), "the run created nothing: nothing was proven"
+        assert self.leftovers() == []
+        assert self.state() == self.before
+
+
+def existing_projects(store: Store) -> None:
+    """Two projects that were there before the run: rows, columns, cards, metadata, a plugin
+    attached, and plugin data."""
+    organization = store.me()["currentOrganization"]["id"]
+    for n in (1, 2):
+        project = store.create_project(organization, f"existing {n}")["id"]
+        row = find_named(store.create_row(project, f"row {n}")["rows"], f"row {n}")
+        column = find_named(store.create_column(project, row, f"column {n}")["rows"],
+                            f"column {n}")
+        card = store.create_card(project, column, f"card {n}")["id"]
+        store.set_card_metadata(project, card, "colour", "blue")
+        store.attach_plugin(project, PLUGIN_IDS[0])
+        store.put_plugin_data(PLUGIN_IDS[0], card, "note", {"n": n})
+
+
+@pytest.fixture
+def reference() -> Iterator[Reference]:
+    app = create_app(KEY)
+    store = app.state.store
+    existing_projects(store)
+    recorder = apps.Recorder(apps.Failing(app, "PATCH", r"/projects/[^/]+/cards/[^/]+"))  # op 16
+    with Servers() as servers:
+        reference = Reference(servers.asgi(recorder), store, recorder, {})
+        reference.before = reference.state()
+        yield reference
+
+
+def test_everything_created_is_deleted_after_failures(pytester, reference):
+    """A run with failing tests (op 16 answers 500) deletes all it created, and what existed
+    before reads back unchanged."""
+    result = pytester.runpytest_inprocess(
+        "-p", "boardcert.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+        "--base-url", reference.url, "--api-key", KEY, *MODULES)
+    assert result.ret == 1
+    assert result.parseoutcomes().get("failed", 0) >= 1
+    assert "clean-up could not delete" not in result.stdout.str()
+    reference.assert_as_before()
+
+
+def interrupt(reference: Reference, *args: str) -> subprocess.CompletedProcess[str]:
+    """pytest on the suites in a child process; Ctrl-C (SIGINT to its process group, as a
+    terminal sends it) once the run has created a few projects."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
+    env["BOARDCERT_API_KEY"] = KEY
+    child = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+         "--base-url", reference.url, *args, *MODULES],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(reference.recorder.created_projects()) < 4:
+        assert child.poll() is None, child.stdout.read() if child.stdout else ""
+        assert time.monotonic() < deadline, "the run created nothing within 60 s"
+        time.sleep(0.02)
+    os.killpg(child.pid, signal.SIGINT)
+    output, _ = child.communicate(timeout=60)
+    return subprocess.CompletedProcess(child.args, child.returncode, output, "")
+
+
+def test_everything_created_is_deleted_after_ctrl_c(reference):
+    """Ctrl-C in the middle of a run: it stops, deletes all it created, and what existed
+    before reads back unchanged."""
+    result = interrupt(reference)
+    assert result.returncode == 2, result.stdout  # pytest: interrupted
+    assert "KeyboardInterrupt" in result.stdout
+    reference.assert_as_before()
+
+
+def test_everything_created_is_deleted_after_ctrl_c_under_xdist(reference):
+    """The same with -n 2: each worker deletes what it created."""
+    result = interrupt(reference, "-n", "2")
+    assert result.returncode != 0, result.stdout
+    reference.assert_as_before()

@@ -139,6 +139,20 @@ def test_positive_bodies_mix_profile_fuzzed_and_open_deterministically():
                if k == "fuzzed")
 
 
+def test_only_op16_at_exactly_25000_ascii_characters_must_be_accepted():
+    """Acceptance is judged only where the interface demands it: op 16, {"name": 25000 x "a"};
+    not an empty name (INFO), not emoji (SHOULD), not extra fields, not other operations."""
+    def acceptance(number: int, body: Any) -> str | None:
+        return properties._acceptance(SimpleNamespace(body=body, **vars(_case(number))))
+
+    assert acceptance(16, {"name": "a" * 25000}) == "CARD-NAME-MAX-ACCEPTED"
+    assert acceptance(16, {"name": "a" * 24999}) is None
+    assert acceptance(16, {"name": ""}) is None
+    assert acceptance(16, {"name": "\U0001F600" * 25000}) is None
+    assert acceptance(16, {"name": "a" * 25000, "x": 1}) is None
+    assert acceptance(15, {"name": "a" * 25000}) is None
+
+
 class _Response:
     def __init__(self, status: int, body: Any) -> None:
         self.status_code, self._body = status, body

@@ -540,7 +540,10 @@ class Arena:
     def entity_id(self) -> str | None:
         if not self.profile.has("entity_id") or not self.cards:
             return None
-        return str(fill(self.profile.get("entity_id"), self._ids(), "entity_id"))
+        try:
+            return str(fill(self.profile.get("entity_id"), self._ids(), "entity_id"))
+        except ConfigError:  # a placeholder the board has no value for
+            return None
 
     def body(self, body_name: str, values: dict[str, Any]) -> Any:
         """The profile's `bodies.<body_name>`, filled (`values` may hold `name`)."""
@@ -605,19 +608,21 @@ class Arena:
             if len(kept) == len(given) and not self._protected(number, kept):
                 return kept
             return dict(self._victim(number))
-        defaults = self._defaults(number)
-        return {k: str(v) if k in linked else defaults[k] for k, v in given.items()}
+        return {k: str(v) if k in linked else self._default(k) for k, v in given.items()}
 
-    def _defaults(self, number: int) -> dict[str, str]:
-        values = {"organizationId": self.organization_id}
+    def _default(self, name: str) -> str:
+        """The board's value for a path parameter (the profile's, for plugins)."""
+        board = {"organizationId": self.organization_id}
         if self._built:
-            values |= {"projectId": self.project.id, "rowId": self.row.id,
-                       "columnId": self.columns[0].id, "cardId": self.cards[0].id}
-        if number >= 23:
-            values |= {"pluginId": self._need(self.plugin_id, "plugin_id"),
-                       "entityId": self._need(self.entity_id, "entity_id"),
-                       "key": self._need(self.data_key, "plugin data (op 25)")}
-        return values
+            board |= {"projectId": self.project.id, "rowId": self.row.id,
+                      "columnId": self.columns[0].id, "cardId": self.cards[0].id}
+        if name in board:
+            return board[name]
+        if name == "pluginId":
+            return self._need(self.plugin_id, "plugin_id")
+        if name == "entityId":
+            return self._need(self.entity_id, "entity_id")
+        return self._need(self.data_key, "plugin data (op 25 with the profile's body)")
 
     @staticmethod
     def _need(value: str | None, what: str) -> str:

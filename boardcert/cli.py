@@ -151,6 +151,7 @@ def error(message: str) -> None:
 # --- run ---------------------------------------------------------------------------------
 
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
+    _keep_bytecode()
     base_url = args.base_url or os.environ.get("BOARDCERT_BASE_URL") or ""
     api_key = args.api_key or os.environ.get(KEY_ENV) or ""
     try:
@@ -175,6 +176,16 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
         code = _pytest_main(pytest_arguments(args, extra, output), watch)
     redact_tree(output, secrets)
     return after_run(args, after, output, outcome(code, watch, output, args.strict))
+
+
+def _keep_bytecode() -> None:
+    """Keep compiled bytecode between runs, in the user's cache rather than the tree: without
+    it (PYTHONDONTWRITEBYTECODE) every run recompiles schemathesis and hypothesis for pytest's
+    assertion rewriting, seconds of each run."""
+    if sys.dont_write_bytecode:
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        sys.pycache_prefix = sys.pycache_prefix or str(cache / "boardcert" / "pycache")
+        sys.dont_write_bytecode = False
 
 
 def check_target(base_url: str, api_key: str, profile: str | None,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from boardcert import expect
+from boardcert import checks, expect
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
 from boardcert.plugin import unique
@@ -106,3 +106,14 @@ def test_metadata_removal_accepts_a_body(metadata, api):
     _added(metadata)
     body = api.body("remove_card_metadata", **metadata.values())
     _ok(metadata.remove(body), 22, "CARD-METADATA-REMOVE-BODY")
+
+
+@pytest.mark.requirement("CARD-FIELD-TYPES", op=[21, 16])
+def test_metadata_value_that_looks_like_a_number_stays_a_string(metadata):
+    """A metadata value such as "42" comes back in the Card as the string "42"."""
+    metadata.value = "42"
+    exchange = metadata.add()
+    if exchange.status != 200:
+        raise NotAssessed(f"card metadata (op 21 answered {exchange.status})")
+    _, exchange = metadata.read("CARD-FIELD-TYPES")
+    checks.assert_ok(16, exchange.json(), exchange.evidence(), "CARD-FIELD-TYPES")

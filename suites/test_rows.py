@@ -64,6 +64,17 @@ def test_created_row_is_listed(api, board):
                     exchange, got="rows without it")
 
 
+@pytest.mark.requirement("ROWS-LIST-CREATED")
+def test_row_created_after_a_listing_is_listed(api, project, make_row):
+    """A row created after op 6 was read is listed by the next op 6 (no stale listing)."""
+    _listed_rows(api, project.id, "ROWS-LIST-CREATED")
+    row = make_row(project)
+    rows, exchange = _listed_rows(api, project.id, "ROWS-LIST-CREATED")
+    if find_named(rows, row.name) != row.id and not mentions(rows, row.id):
+        expect.fail("ROWS-LIST-CREATED", f"row {row.id} ({row.name!r}) among the rows of op 6 "
+                    "read after its creation", exchange, got="the rows listed before it")
+
+
 @pytest.mark.requirement("ROW-NAME-PROPERTY")
 def test_row_is_created_with_name_or_row_name(api, project, profile):
     """Op 7 accepts the row name under at least one of name and rowName."""

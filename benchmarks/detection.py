@@ -49,6 +49,7 @@ class Run:
     named: bool | None = None  # boardcert: the broken requirement is reported failed
     signatures: list[str] = field(default_factory=list)  # failures, as "operation | code"
     note: str = ""
+    ran: bool = True  # the tool sent requests at all
 
 
 def run_boardcert(variant: Variant, directory: Path) -> Run:
@@ -92,7 +93,7 @@ def run_dredd(variant: Variant, directory: Path, dredd: str) -> Run:
         "API description processing error" if "processing error" in output
         else output.strip()[-200:])
     return Run("dredd", variant.name, variant.requirement is None, done.returncode != 0,
-               seconds, None, [], note)
+               seconds, None, [], note, ran=complete is not None)
 
 
 def run_tool(tool: str, runner: Callable[[Variant, Path], Run], variants: list[Variant],
@@ -128,6 +129,9 @@ def summary(tool: str, runs: list[Run], wall: float) -> dict[str, object]:
         "false_alarms": sum(r.flagged for r in conformant),
         "new_false_alarms": len(new_alarms) if tool == "schemathesis" else None,
         "missed": [r.variant for r in faults if not r.flagged],
+        "ran": sum(r.ran for r in runs),
+        "runs": len(runs),
+        "note": next((r.note for r in runs if not r.ran), ""),
         "wall_seconds": round(wall, 1),
         "median_seconds_per_server": round(statistics.median(r.seconds for r in runs), 1),
     }
@@ -143,6 +147,8 @@ def table(rows: list[dict[str, object]]) -> str:
             flagged += f" ({s['new_vs_reference']} with failures beyond the reference's own)"
             alarms += f" ({s['new_false_alarms']} beyond the reference's own)"
         named = "n/a" if s["named"] is None else f"{s['named']}/{s['faults']}"
+        if not s["ran"]:
+            flagged = alarms = f"does not run ({s['note']}; exit 1 on all {s['runs']} servers)"
         lines.append(f"| {s['tool']} | {flagged} | {named} | {alarms} | "
                      f"{s['wall_seconds']:.0f} s ({s['median_seconds_per_server']} s) |")
     return "\n".join(lines)

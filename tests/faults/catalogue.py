@@ -27,6 +27,7 @@ from .edits import (
     named,
     on,
     read_project,
+    refuse,
     send,
     without,
 )
@@ -155,7 +156,8 @@ CARDS = [
 def _name_rule(rejects: Any) -> Handler:
     """Op 16 rejects a string name for which `rejects(name)` holds (a wrong length rule)."""
     async def fn(request: Request, forward: Forward) -> Response:
-        name = (request.json() or {}).get("name") if isinstance(request.json(), dict) else None
+        body = request.json()
+        name = body.get("name") if isinstance(body, dict) else None
         if isinstance(name, str) and rejects(name):
             return error(422, "name is too long")
         return await forward(request)
@@ -506,6 +508,8 @@ CARD_WORK = [
     fault("move-rejects-anchors", "CARD-MOVE-ORDERING-ACCEPTED",
           "op 18 rejects afterCardId and beforeCardId as unknown fields",
           on(18, _anchors_rejected)),
+    fault("alias-not-routed", "CARD-ALIAS", "op 20 is not routed (404)",
+          on(20, refuse(404, "not found"))),
     fault("metadata-remove-rejects-body", "CARD-METADATA-REMOVE-BODY",
           "op 22 answers 400 to a DELETE that carries a body", on(22, _body_rejected)),
     fault("metadata-add-not-stored", "CARD-METADATA-ADD",
@@ -575,18 +579,12 @@ PLUGINS = [
           "op 25 echoes the value but does not store it", on(25, _data_not_stored)),
     fault("plugin-data-delete-keeps-value", "PLUGIN-DATA-DELETE",
           "op 26 answers 200 but does not delete the value", on(26, _data_kept)),
-    fault("alias-not-routed", "CARD-ALIAS", "op 20 is not routed (404)",
-          on(20, lambda request, forward: _answer(error(404, "not found")))),
     fault("plugin-data-delete-missing", "OPERATION-IMPLEMENTED",
           "op 26 is not routed (405)",
-          on(26, lambda request, forward: _answer(error(405, "method not allowed")))),
+          on(26, refuse(405, "method not allowed"))),
 ]
 
 # --- Errors and creation ----------------------------------------------------------------------
-
-
-async def _answer(response: Response) -> Response:
-    return response
 
 
 async def _malformed_500(request: Request, forward: Forward) -> Response:

@@ -66,6 +66,13 @@ def error(status: int, message: str) -> Response:
     return json_response({"error": {"code": "error", "message": message}}, status)
 
 
+def refuse(status: int, message: str) -> Fn:
+    """Answer an error without reaching the app (an operation that is not routed)."""
+    async def fn(request: Request, forward: Forward) -> Response:
+        return error(status, message)
+    return fn
+
+
 def without(key: str) -> Callable[[Any], Any]:
     def edit(body: Any) -> Any:
         if isinstance(body, dict):

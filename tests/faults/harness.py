@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import subprocess
 import sys
+import tempfile
 import threading
 import time
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -19,13 +20,15 @@ from typing import Any
 import uvicorn
 import yaml
 
-from boardcert import requirements
 from boardcert.paths import DEFAULT_PROFILE, ROOT
 
 from .variant import Variant
 
 BIN = Path(sys.executable).parent
 SUITE_TIMEOUT = 600
+# pytest rewrites the asserts of every plugin module (all of schemathesis) on each run unless it
+# may cache them: a bytecode cache outside the checkout and the venv saves seconds per run.
+PYCACHE = Path(tempfile.gettempdir()) / "boardcert-variants-pycache"
 
 
 @contextmanager
@@ -68,6 +71,7 @@ class Result:
 
     verdict: str
     statuses: dict[str, str]  # requirement id -> passed, failed, not assessed
+    messages: dict[str, str]  # requirement id -> why it failed or was not assessed
     seconds: float
     output: str = field(repr=False, default="")
 
@@ -75,81 +79,38 @@ class Result:
         return sorted(i for i, s in self.statuses.items() if s == "failed")
 
     def summary(self) -> str:
-        return f"verdict {self.verdict!r}, failed {self.failed()}\n{self.output[-3000:]}"
-
-
-def suite_command(base_url: str, profile: Path, output: Path, budget: str) -> list[str]:
-    """`boardcert run` when it writes compliance.json, else the suites under plain pytest."""
-    if _cli_writes_reports():
-        return [str(BIN / "boardcert"), "run", "--base-url", base_url, "--profile", str(profile),
-                "--budget", budget, "--output", str(output)]
-    return [sys.executable, "-m", "pytest", str(ROOT / "suites"), "-q", "-p", "no:cacheprovider",
-            "--rootdir", str(ROOT), "--base-url", base_url, "--profile", str(profile),
-            "--budget", budget, "--junitxml", str(output / "junit.xml")]
-
-
-def _cli_writes_reports() -> bool:
-    return "--output" in (ROOT / "boardcert" / "cli.py").read_text(encoding="utf-8")
+        lines = [f"verdict {self.verdict!r}"]
+        lines += [f"  {i} {s}: {(self.messages.get(i) or '')[:300]}"
+                  for i, s in sorted(self.statuses.items()) if s != "passed"]
+        return "\n".join(lines) + "\n" + self.output[-2000:]
 
 
 def certify(variant: Variant, directory: Path, budget: str = "quick") -> Result:
-    """Serve the variant and run boardcert against it; its verdict and statuses."""
+    """Serve the variant and run `boardcert run` against it; its verdict and statuses."""
     key = "variant-" + secrets.token_urlsafe(12)
     profile = write_profile(variant, directory)
+    output = directory / "report"
+    command = [str(BIN / "boardcert"), "run", "--base-url", "", "--profile", str(profile),
+               "--budget", budget, "--output", str(output), "--", "--tb=native"]
+    # --tb=native: pytest's own traceback style parses the source of every frame, which costs
+    # ~0.4 s a failure, minutes for a server that fails hundreds of tests.
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "BOARDCERT_")) and k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(BOARDCERT_API_KEY=key, PYTHONPYCACHEPREFIX=str(PYCACHE))
     started = time.monotonic()
     with serving(variant, key) as base_url:
-        env = {**os.environ, "BOARDCERT_API_KEY": key, "PYTHONHASHSEED": "0"}
-        env.pop("PYTEST_XDIST_WORKER", None)
-        done = subprocess.run(suite_command(base_url, profile, directory, budget), env=env,
-                              cwd=ROOT, capture_output=True, text=True, timeout=SUITE_TIMEOUT)
+        command[3] = base_url
+        done = subprocess.run(command, env=env, cwd=ROOT,
+                              capture_output=True, text=True, timeout=SUITE_TIMEOUT)
     seconds = time.monotonic() - started
-    output = done.stdout + done.stderr
-    verdict, statuses = read_report(directory)
-    return Result(verdict, statuses, seconds, output)
-
-
-def read_report(directory: Path) -> tuple[str, dict[str, str]]:
-    """(verdict, statuses) from compliance.json, or worked out from the JUnit XML."""
-    compliance = directory / "compliance.json"
-    if compliance.exists():
-        import json
-
-        report = json.loads(compliance.read_text(encoding="utf-8"))
-        return report["verdict"], {r["id"]: r["status"] for r in report["requirements"]}
-    return from_junit(directory / "junit.xml")
-
-
-def from_junit(path: Path) -> tuple[str, dict[str, str]]:
-    """The conformance policy's verdict over the JUnit XML (until compliance.json exists)."""
-    if not path.exists():
-        return "incomplete", {}
-    outcomes: dict[str, set[str]] = {}
-    for case in ET.parse(path).getroot().iter("testcase"):
-        props = {p.get("name"): p.get("value") for p in case.iter("property")}
-        outcome = "passed"
-        if case.find("failure") is not None or case.find("error") is not None:
-            outcome = "failed"
-        elif case.find("skipped") is not None:
-            outcome = "skipped"
-        for req in (props.get("requirements") or "").split():
-            outcomes.setdefault(req, set()).add(outcome)
-    statuses = {}
-    for req in requirements.catalogue():
-        seen = outcomes.get(req, set())
-        statuses[req] = ("failed" if "failed" in seen else
-                         "passed" if "passed" in seen else "not assessed")
-    return verdict(statuses), statuses
-
-
-def verdict(statuses: dict[str, str]) -> str:
-    levels = {i: r.level for i, r in requirements.catalogue().items()}
-    def at(level: str, status: str) -> bool:
-        return any(levels.get(i) == level and s == status for i, s in statuses.items())
-    if at("MUST", "failed"):
-        return "non-conformant"
-    if at("MUST", "not assessed"):
-        return "incomplete"
-    return "conformant with warnings" if at("SHOULD", "failed") else "conformant"
+    compliance = output / "compliance.json"
+    if not compliance.exists():
+        return Result("no report", {}, {}, seconds, done.stdout + done.stderr)
+    report = json.loads(compliance.read_text(encoding="utf-8"))
+    requirements = report["requirements"]
+    return Result(report["verdict"], {r["id"]: r["status"] for r in requirements},
+                  {r["id"]: r["message"] for r in requirements}, seconds,
+                  done.stdout + done.stderr)
 
 
 class Certifier:

@@ -160,9 +160,16 @@ def _clean_up(config: pytest.Config, ledger: Ledger) -> None:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """--plan runs in one process: nothing is distributed, since nothing runs."""
-    if config.option.plan and getattr(config.option, "numprocesses", None):
-        config.option.numprocesses, config.option.dist = None, "no"
+    """Before pytest-xdist reads -n: --plan runs in one process (nothing runs, so nothing is
+    distributed); otherwise a module's tests go to one worker (--dist loadfile, unless --dist
+    is given), so its module fixtures, boards included, are made once and not per worker."""
+    option = config.option
+    if not getattr(option, "numprocesses", None):
+        return
+    if option.plan:
+        option.numprocesses, option.dist = None, "no"
+    elif option.dist == "no" and not getattr(option, "distload", False):
+        option.dist = "loadfile"
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -8,6 +8,7 @@ answers) must answer 404 afterwards.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -135,3 +136,103 @@ def test_everything_created_is_deleted_after_ctrl_c_under_xdist(reference):
     result = interrupt(reference, "-n", "2")
     assert result.returncode != 0, result.stdout
     reference.assert_as_before()
+
+
+# --- --plan: what a run would do, doing none of it ----------------------------------------------
+
+def test_plan_contacts_nothing_and_starts_nothing(tmp_path):
+    """`boardcert run --plan` (even with -n 2) lists operations, creations and clean-up, and
+    neither connects to the target nor starts a worker or a server."""
+    with Servers() as servers:
+        url, connections = servers.listener()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
+        env["BOARDCERT_API_KEY"] = KEY
+        result = subprocess.run(
+            [sys.executable, "-m", "boardcert.cli", "run", "--plan", "--base-url", url,
+             "--", "-n", "2"], cwd=tmp_path, env=env, capture_output=True, text=True,
+            timeout=120)
+        time.sleep(0.2)  # a connection, if any, would have been accepted by now
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert f"target: {url} (not contacted)" in out
+    assert "op  2  POST   /organizations/{organizationId}/projects" in out
+    assert "suites/test_cards.py: " in out and "a board of its own for each of" in out
+    assert "projects             op  4  DELETE /projects/{projectId}" in out
+    assert connections == []
+    assert "bringing up nodes" not in out and "workers" not in out
+    assert KEY not in out + result.stderr
+    assert not (tmp_path / "reports").exists()
+
+
+def test_plan_without_base_url_starts_no_reference_server(pytester, monkeypatch):
+    """--plan with no base URL: the bundled reference server is not started, no request is
+    sent by any client."""
+    import httpx
+
+    import boardcert.reference.server
+
+    def tripped(*args, **kwargs):
+        raise AssertionError("--plan must not start a server or send a request")
+
+    monkeypatch.setattr(boardcert.reference.server, "start", tripped)
+    monkeypatch.setattr(httpx.Client, "send", tripped)
+    result = pytester.runpytest_inprocess(
+        "-p", "boardcert.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT), "--plan",
+        *MODULES)
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["target: the bundled reference server (not started)",
+                                 "clean-up, at the end of the run*"])
+
+
+# --- --read-only: nothing is created, nothing changes --------------------------------------------
+
+def test_read_only_run_only_reads(pytester, reference, tmp_path):
+    """--read-only: only GET reaches the server, nothing is created or changed, and the run
+    names the requirements it leaves not assessed, in the summary and in the report."""
+    report = tmp_path / "report"
+    result = pytester.runpytest_inprocess(
+        "-p", "boardcert.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+        "--base-url", reference.url, "--api-key", KEY, "--read-only",
+        f"--report-dir={report}", str(SUITES / "test_users.py"), *MODULES)
+    assert result.ret in (0, 1), result.stdout.str()
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) >= 2 and outcomes.get("failed", 0) == 0
+    assert {hit.method for hit in reference.recorder.hits} == {"GET"}
+    assert reference.state() == reference.before
+    result.stdout.fnmatch_lines(["boardcert --read-only: * requirements not assessed (they "
+                                 "need the run to change the server): *CARD-RENAME*"])
+    tests = json.loads((report / "compliance.json").read_text())["tests"]
+    assert any("--read-only" in (t.get("message") or "") for t in tests)
+
+
+READABLE = """
+import pytest
+
+@pytest.mark.read_only
+@pytest.mark.requirement("PROJECT-TOP-LEVEL")
+def test_reads_what_exists(readable_project):
+    assert readable_project.entry is None
+    print("read project", readable_project.id, readable_project.name)
+"""
+
+
+def test_read_only_reads_the_current_project_or_is_not_assessed(pytester):
+    """readable_project under --read-only is the server's currentProject (op 1, then op 3);
+    with no currentProject the test is not assessed, saying why."""
+    pytester.makepyfile(READABLE)
+    app = create_app(KEY)
+    recorder = apps.Recorder(app)
+    with Servers() as servers:
+        url = servers.asgi(recorder)
+        args = ("-p", "boardcert.plugin", "-p", "no:cacheprovider", "-s", "-rs",
+                "--base-url", url, "--api-key", KEY, "--read-only")
+        none_yet = pytester.runpytest_inprocess(*args)
+        none_yet.assert_outcomes(skipped=1)
+        none_yet.stdout.fnmatch_lines(["*not assessed: --read-only (GET /users/me reports no "
+                                       "currentProject to read)*"])
+        organization = app.state.store.me()["currentOrganization"]["id"]
+        made = app.state.store.create_project(organization, "there before")["id"]
+        found = pytester.runpytest_inprocess(*args)
+        found.assert_outcomes(passed=1)
+        found.stdout.fnmatch_lines([f"*read project {made} there before*"])
+    assert {hit.method for hit in recorder.hits} == {"GET"}

@@ -1,0 +1,108 @@
+"""Serial against parallel: `pytest suites` against a reference server that answers late.
+
+    /work/venv/bin/python benchmarks/parallel.py [--latency 0.03] [--workers 4] [--dist-load]
+                                                 [pytest args, default: suites]
+
+Serves the reference app behind a delay of --latency seconds per response (uvicorn in a
+thread of this process; the delay is asyncio.sleep, so concurrent requests wait side by side,
+as they would on a real server across a network), runs the suites against it serially and
+with `-n WORKERS` (the plugin's default distribution, --dist loadfile; with --dist-load also
+xdist's own default, --dist load, for comparison), and prints wall-clock time, outcome and
+requests of each run. After each run it checks that the run deleted everything it created.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import secrets
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run from a checkout, uninstalled
+
+from boardcert.reference.app import create_app  # noqa: E402
+from boardcert.reference.server import free_port  # noqa: E402
+
+
+class Late:
+    """ASGI wrapper: every response leaves `seconds` late; counts the requests."""
+
+    def __init__(self, app: Any, seconds: float) -> None:
+        self.app, self.seconds, self.requests = app, seconds, 0
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            self.requests += 1
+            await asyncio.sleep(self.seconds)
+        await self.app(scope, receive, send)
+
+
+def serve(app: Any) -> tuple[str, uvicorn.Server, threading.Thread]:
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                           log_level="warning", access_log=False))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    return f"http://127.0.0.1:{port}", server, thread
+
+
+def run(base_url: str, key: str, args: list[str]) -> tuple[float, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
+    env["BOARDCERT_API_KEY"] = key
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+               "--base-url", base_url, *args]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    summary = re.findall(r"^=*\s*(\d+ (?:passed|failed).*?) in [\d.]+s", done.stdout, re.M)
+    return elapsed, summary[-1] if summary else f"exit {done.returncode}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=float, default=0.03)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--dist-load", action="store_true",
+                        help="also run with --dist load (module fixtures made per worker)")
+    parser.add_argument("pytest_args", nargs="*", default=["suites"])
+    options = parser.parse_args()
+    print(f"reference server answering {options.latency * 1000:.0f} ms late; "
+          f"pytest {' '.join(options.pytest_args)}; {os.cpu_count()} CPUs")
+    workers = ["-n", str(options.workers)]
+    modes = [("serial", []), (" ".join(workers), workers)]
+    if options.dist_load:
+        modes.append((" ".join(workers) + " --dist load", [*workers, "--dist", "load"]))
+    rows = []
+    for label, extra in modes:
+        key = secrets.token_urlsafe(16)
+        app = create_app(key)
+        late = Late(app, options.latency)
+        url, server, thread = serve(late)
+        try:
+            elapsed, summary = run(url, key, [*extra, *options.pytest_args])
+        finally:
+            server.should_exit = True
+            thread.join(timeout=5)
+        left = len(app.state.store._projects)
+        rows.append((label, elapsed, late.requests, summary, left))
+        print(f"{label:20} {elapsed:7.1f} s  {late.requests:6} requests  {summary}; "
+              f"projects left behind: {left}", flush=True)
+    for label, elapsed, *_ in rows[1:]:
+        print(f"speed-up with {label}: {rows[0][1] / elapsed:.2f}x")
+    return 0 if all(row[4] == 0 for row in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -40,6 +40,7 @@ REDACTED = "***"
 SHOWN = 1500  # characters of a body shown in evidence
 MAX_RETRIES = 3  # on 429
 MAX_RETRY_WAIT = 5.0  # seconds, per retry, whatever Retry-After asks
+GONE_AFTER = 3  # connection failures in a row after which the target has gone away
 READS = frozenset({"GET", "HEAD", "OPTIONS"})  # what --read-only lets through
 DEFAULT = object()  # "send the configured key"
 
@@ -153,6 +154,14 @@ class Client:
         )
         self._lock = threading.Lock()
         self._next_slot = 0.0
+        self.refused = 0  # connection failures in a row: the target may have gone away
+
+    @property
+    def gone(self) -> str | None:
+        """Why the target seems to have gone away (GONE_AFTER connection failures in a row)."""
+        if self.refused < GONE_AFTER:
+            return None
+        return next((e.error for e in reversed(self.log) if e.failure == CONNECT), None)
 
     def close(self) -> None:
         self._http.close()
@@ -231,6 +240,7 @@ class Client:
             exchange.error = f"{type(exc).__name__}: {self.redact(str(exc)) or 'transport error'}"
         finally:
             exchange.elapsed = time.perf_counter() - started
+            self.refused = self.refused + 1 if exchange.failure == CONNECT else 0
         if exchange.error:
             raise ExchangeError(f"request failed: {exchange.error}\n{exchange.evidence()}")
         return exchange

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import signal
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from boardcert.api import Api
@@ -45,28 +42,6 @@ class Ledger:
         with self._lock:
             self.entries.append(entry)
         return entry
-
-    @contextlib.contextmanager
-    def recording(self) -> Iterator[None]:
-        """Holds Ctrl-C while a resource is created and added, so that nothing the server
-        created goes unrecorded (and undeleted); a second Ctrl-C does not wait."""
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        held: list[int] = []
-
-        def hold(signum: int, frame: object) -> None:
-            if held:
-                raise KeyboardInterrupt
-            held.append(signum)
-
-        previous = signal.signal(signal.SIGINT, hold)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
-            if held:
-                raise KeyboardInterrupt
 
     def forget(self, entry: Entry) -> None:
         """The test deleted it itself."""

@@ -38,6 +38,11 @@ class PlannedTest:
     read_only: bool  # marked @pytest.mark.read_only
     requirements: tuple[str, ...]  # none: --read-only does not skip it
 
+    def shares_board(self, read_only: bool) -> bool:
+        """Uses the shared board (readable_project is the board's project but under
+        --read-only, where it is the server's currentProject)."""
+        return "board" in self.fixtures or (not read_only and "readable_project" in self.fixtures)
+
     def runs(self, read_only: bool) -> bool:
         """Whether it would run: under --read-only only a read_only test that needs nothing
         created (no ledger, so no factory and no board)."""
@@ -64,7 +69,7 @@ def render(tests: list[PlannedTest], base_url: str, read_only: bool) -> str:
         lines.append(f"--read-only leaves {len(left)} requirements not assessed: "
                      f"{', '.join(left) or 'none'}")
     lines.append(f"first, in each test worker: {_op(PROBE_OP)}, to check the target answers")
-    if not read_only and any("board" in t.fixtures for t in runs):
+    if any(t.shares_board(read_only) for t in runs):
         lines.append(f"shared, once per test worker (the board): {_board()}")
     called = sorted({n for t in runs for n in _operations(t, read_only)})
     lines += ["", f"operations called ({len(called)} of {len(spec.operations())}):"]
@@ -88,8 +93,10 @@ def _module(module: str, tests: list[PlannedTest], read_only: bool) -> list[str]
 def _operations(test: PlannedTest, read_only: bool) -> set[int]:
     ops = set(test.operations)
     uses = set(test.fixtures)
-    if uses & {"board", "fresh_board"}:
+    if "fresh_board" in uses or test.shares_board(read_only):
         ops |= set(KIND_OP.values())
+    if read_only and "readable_project" in uses:
+        ops |= {1, 3}  # the currentProject, from op 1, read with op 3
     ops |= {KIND_OP[kind] for name, kind in FACTORIES.items() if name in uses}
     if read_only:  # the client refuses the rest before it is sent
         ops = {n for n in ops if spec.operation(n).method in READS}
@@ -100,8 +107,9 @@ def _creates(tests: list[PlannedTest]) -> str:
     parts = []
     fresh = sum("fresh_board" in t.fixtures for t in tests)
     if fresh:
-        parts.append(f"a board of its own for each of {fresh} tests ({_board()} each)")
-    if any("board" in t.fixtures for t in tests):
+        parts.append(f"a board of its own in each of {fresh} test{'s' * (fresh != 1)} "
+                     f"({_board()} each)")
+    if any(t.shares_board(False) for t in tests):
         parts.append("uses the shared board")
     made: dict[str, set[str]] = defaultdict(set)
     for test in tests:

@@ -8,6 +8,9 @@ reporting.
 from __future__ import annotations
 
 import secrets
+import signal
+import sys
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -29,7 +32,7 @@ WORKER_TARGET = "boardcert_target"  # workerinput key: the controller's referenc
 LOG_START = pytest.StashKey[tuple[Client | None, int]]()  # the client's log length at set-up
 EVIDENCE_SHOWN = 4  # exchanges shown with a failure
 READ_ONLY_SKIP = "not assessed: --read-only (this test changes the server)"
-_CLIENTS: list[Client] = []  # the session client of this process, once made
+CLIENT = pytest.StashKey[Client]()  # the session's client, once made
 pytest_plugins = ["boardcert.results",  # the compliance report and allure labels
                   "boardcert.properties"]  # --budget, the Hypothesis seed, schemathesis items
 
@@ -135,7 +138,7 @@ class SharedReference:
             from boardcert.reference.server import start
 
             key = secrets.token_urlsafe(24)
-            self.server = start(api_key=key)
+            self.server = start(api_key=key, timeout=30)  # workers wait: no hurry
             target.base_url, target.api_key = self.server.base_url, key
         if self.server is not None:
             node.workerinput[WORKER_TARGET] = (target.base_url, target.api_key)
@@ -268,16 +271,52 @@ def profile(target: Target) -> Profile:
 
 
 @pytest.fixture(scope="session")
-def client(target: Target) -> Iterator[Client]:
+def client(target: Target, request: pytest.FixtureRequest) -> Iterator[Client]:
     """One keep-alive client per worker; stops the run (exit 3) if the target is unreachable."""
     client = Client(target)
-    _CLIENTS.append(client)
+    request.config.stash[CLIENT] = client
     why = client.probe()  # a misbehaving answer is for the tests; only no answer stops the run
     if why:
         client.close()
         pytest.exit(f"target {target.base_url} cannot be reached: {why}", returncode=3)
     yield client
     client.close()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    """Ctrl-C lets the running test finish, so that all it created is in the ledger, then
+    stops the run, which cleans up; a second Ctrl-C stops at once."""
+    if threading.current_thread() is not threading.main_thread():
+        return (yield)
+    held: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        if held:
+            raise KeyboardInterrupt
+        held.append(signum)
+        sys.stderr.write("\nboardcert: stopping after this test, then deleting what the run "
+                         "created (Ctrl-C again to stop at once)\n")
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        result = yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if held:
+        raise KeyboardInterrupt
+    return result
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """A target that stops answering during the run ends it (exit 3) after the test that
+    found it, rather than failing every test that follows (each after a connect timeout)."""
+    target = item.config.stash[TARGET]
+    client = item.config.stash.get(CLIENT, None)
+    why = client.gone if client is not None else None
+    if why:
+        pytest.exit(f"target {target.base_url} stopped answering during the run: {why}",
+                    returncode=3)
 
 
 @pytest.fixture(scope="session")
@@ -356,13 +395,12 @@ def _created(exchange: Exchange, what: str, number: int) -> Any:
 def make_project(api: Api, ledger: Ledger, organization_id: str) -> Callable[..., Made]:
     def make(name: str | None = None) -> Made:
         name = name or unique("project")
-        with ledger.recording():  # a Ctrl-C waits until the project is in the ledger
-            exchange = api.call(2, organizationId=organization_id,
-                                json=api.body("create_project", name=name))
-            body = _created(exchange, "project", 2)
-            if not isinstance(body, dict) or "id" not in body:
-                raise AssertionError(f"op 2 answered no top-level id\n{exchange.evidence()}")
-            entry = ledger.add("project", projectId=str(body["id"]))
+        exchange = api.call(2, organizationId=organization_id,
+                            json=api.body("create_project", name=name))
+        body = _created(exchange, "project", 2)
+        if not isinstance(body, dict) or "id" not in body:
+            raise AssertionError(f"op 2 answered no top-level id\n{exchange.evidence()}")
+        entry = ledger.add("project", projectId=str(body["id"]))
         return Made(str(body["id"]), name, body, entry, exchange)
     return make
 
@@ -550,12 +588,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    item.stash[LOG_START] = (_CLIENTS[-1], len(_CLIENTS[-1].log)) if _CLIENTS else (None, 0)
+    client = item.config.stash.get(CLIENT, None)
+    item.stash[LOG_START] = (client, len(client.log) if client is not None else 0)
 
 
 def _exchanges_of(item: pytest.Item) -> list[Exchange]:
-    if not _CLIENTS:
+    current = item.config.stash.get(CLIENT, None)
+    if current is None:
         return []
     client, start = item.stash.get(LOG_START, (None, 0))
-    current = _CLIENTS[-1]  # made during this test's set-up if it is not `client`
-    return current.log[start if current is client else 0:]
+    return current.log[start if current is client else 0:]  # else: made in this set-up

@@ -156,7 +156,7 @@ def test_plan_contacts_nothing_and_starts_nothing(tmp_path):
     out = result.stdout
     assert f"target: {url} (not contacted)" in out
     assert "op  2  POST   /organizations/{organizationId}/projects" in out
-    assert "suites/test_cards.py: " in out and "a board of its own for each of" in out
+    assert "suites/test_cards.py: " in out and "a board of its own in each of" in out
     assert "projects             op  4  DELETE /projects/{projectId}" in out
     assert connections == []
     assert "bringing up nodes" not in out and "workers" not in out
@@ -236,3 +236,29 @@ def test_read_only_reads_the_current_project_or_is_not_assessed(pytester):
         found.assert_outcomes(passed=1)
         found.stdout.fnmatch_lines([f"*read project {made} there before*"])
     assert {hit.method for hit in recorder.hits} == {"GET"}
+
+
+def test_plan_under_read_only_names_what_is_left_not_assessed():
+    """The plan of a --read-only run: only tests that need nothing created run, GETs only,
+    and the requirements of the others are named as not assessed."""
+    from boardcert.plan import PlannedTest, render
+
+    tests = [
+        PlannedTest("suites/a.py", (1,), frozenset({"api"}), True, ("USERS-ME-PROPERTIES",)),
+        PlannedTest("suites/a.py", (3,), frozenset({"readable_project", "api"}), True,
+                    ("PROJECT-TOP-LEVEL",)),
+        PlannedTest("suites/b.py", (16,), frozenset({"fresh_board", "ledger"}), False,
+                    ("CARD-RENAME",)),
+        PlannedTest("suites/b.py", (3,), frozenset({"board", "ledger"}), True,
+                    ("CARD-CREATE",)),
+    ]
+    text = render(tests, "", read_only=True)
+    assert "--read-only: 2 tests would run; 2 not assessed" in text
+    assert "--read-only leaves 2 requirements not assessed: CARD-CREATE, CARD-RENAME" in text
+    assert "operations called (2 of 28):" in text and "op 16" not in text
+    assert "suites/b.py: not assessed under --read-only" in text
+    assert "clean-up: none needed" in text
+    full = render(tests, "http://server", read_only=False)
+    assert "shared, once per test worker (the board): 1 project, 1 row, 2 columns, 3 cards" \
+        in full
+    assert "a board of its own in each of 1 test (1 project" in full

@@ -272,3 +272,17 @@ def test_rate_limit_holds_for_a_whole_run(pytester, servers):
     times = [hit.at for hit in recorder.hits]
     assert len(times) == 3  # the reachability probe and one request per test
     assert times[-1] - times[0] >= 0.19
+
+
+def test_target_lost_during_the_run_stops_it_with_exit_3(pytester, servers):
+    """The server goes away mid-run: the run stops after the test that found it, with exit 3
+    and one message, instead of failing every test that follows."""
+    from boardcert.reference.app import create_app
+
+    dying = apps.Dying(create_app(KEY), after=40, die=lambda: servers.stop(url))
+    url = servers.asgi(dying)
+    result = run_suites(pytester, url, str(SUITES / "test_cards.py"))
+    assert result.ret == 3
+    output = result.stdout.str() + result.stderr.str()
+    assert output.count(f"target {url} stopped answering during the run: ConnectError") == 1
+    assert result.parseoutcomes().get("failed", 0) <= 2

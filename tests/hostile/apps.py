@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,6 +65,7 @@ class Hit:
     path: str
     status: int = 0
     body: bytes = b""
+    answered: bool = False  # the whole response was sent
 
 
 @dataclass
@@ -85,6 +87,7 @@ class Recorder:
                 hit.status = message["status"]
             elif message["type"] == "http.response.body":
                 hit.body += message.get("body", b"")
+                hit.answered = not message.get("more_body")
             await send(message)
         await self.app(scope, receive, watch)
 
@@ -98,7 +101,8 @@ class Recorder:
         """Ids of the projects that operation 2 answered with 200."""
         found = []
         for hit in self.hits:
-            if hit.method == "POST" and PROJECT_CREATE.match(hit.path) and hit.status == 200:
+            if hit.method == "POST" and PROJECT_CREATE.match(hit.path) and hit.status == 200 \
+                    and hit.answered:
                 found.append(str(json.loads(hit.body)["id"]))
         return found
 
@@ -153,3 +157,26 @@ class Failing:
             await fixed(self.status, '{"error": "injected"}')(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+@dataclass
+class Dying:
+    """Hands requests to `app` until the `after`-th, then calls `die` (once, in a thread:
+    e.g. stopping the server that serves this app) and answers 503."""
+
+    app: Any
+    after: int
+    die: Any
+    count: int = 0
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.count += 1
+        if self.count < self.after:
+            await self.app(scope, receive, send)
+            return
+        if self.count == self.after:
+            threading.Thread(target=self.die, daemon=True).start()
+        await fixed(503, '{"error": "going away"}')(scope, receive, send)

@@ -20,15 +20,19 @@ class Servers:
     """Starts servers on free ports; leaving the `with` stops every one of them."""
 
     def __init__(self) -> None:
-        self._stops: list[Callable[[], None]] = []
+        self._stops: dict[str, Callable[[], None]] = {}  # base URL: how to stop it
 
     def __enter__(self) -> Servers:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
-        for stop in reversed(self._stops):
-            stop()
+        for url in reversed(list(self._stops)):
+            self.stop(url)
+
+    def stop(self, url: str) -> None:
+        """Stop one server now (it refuses connections from then on)."""
+        self._stops.pop(url, lambda: None)()
 
     def asgi(self, app: Any) -> str:
         """Serve an ASGI app with uvicorn in a thread; its base URL."""
@@ -47,7 +51,7 @@ class Servers:
         def stop() -> None:
             server.should_exit = True
             thread.join(timeout=5)
-        self._stops.append(stop)
+        self._stops[f"http://127.0.0.1:{port}"] = stop
         return f"http://127.0.0.1:{port}"
 
     def raw(self, handler: RawHandler) -> str:
@@ -81,7 +85,7 @@ class Servers:
             listener.close()
             for worker in threads:
                 worker.join(timeout=5)
-        self._stops.append(stop)
+        self._stops[f"http://127.0.0.1:{port}"] = stop
         return f"http://127.0.0.1:{port}"
 
     def closed_port(self) -> str:

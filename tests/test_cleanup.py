@@ -262,3 +262,62 @@ def test_plan_under_read_only_names_what_is_left_not_assessed():
     assert "shared, once per test worker (the board): 1 project, 1 row, 2 columns, 3 cards" \
         in full
     assert "a board of its own in each of 1 test (1 project" in full
+
+
+def test_clean_up_deletes_newest_first_and_only_what_a_project_does_not_take_along():
+    """The ledger deletes top-level resources newest first; rows, columns and cards go with
+    their project; what a test deleted itself is not deleted again."""
+    import httpx
+
+    from boardcert.api import Api
+    from boardcert.client import Client
+    from boardcert.config import Target, load_profile
+    from boardcert.ledger import Ledger
+
+    deleted: list[str] = []
+
+    def server(request: httpx.Request) -> httpx.Response:
+        deleted.append(f"{request.method} {request.url.path}")
+        return httpx.Response(200, json={})
+
+    profile = load_profile()
+    api = Api(Client(Target("http://server", KEY, profile), httpx.MockTransport(server)),
+              profile)
+    ledger = Ledger(api)
+    first = ledger.add("project", projectId="p1")
+    ledger.add("row", first, projectId="p1", rowId="r1")
+    ledger.add("plugin_data", pluginId="boardcert", entityId="e", key="k")
+    gone = ledger.add("project", projectId="p2")
+    ledger.add("project", projectId="p3")
+    ledger.forget(gone)
+    assert ledger.clean_up() == []
+    assert deleted == ["DELETE /projects/p3", "DELETE /plugins/boardcert/entities/e/data/k",
+                       "DELETE /projects/p1"]
+    assert ledger.pending() == []
+
+
+def test_clean_up_gives_up_on_a_server_that_stopped_answering():
+    """Three refused connections in a row: the rest is listed as not tried, not waited on."""
+    import httpx
+
+    from boardcert.api import Api
+    from boardcert.client import Client
+    from boardcert.config import Target, load_profile
+    from boardcert.ledger import GIVE_UP_AFTER, Ledger
+
+    calls: list[str] = []
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        calls.append(request.url.path)
+        raise httpx.ConnectError("Connection refused", request=request)
+
+    profile = load_profile()
+    ledger = Ledger(Api(Client(Target("http://server", KEY, profile),
+                               httpx.MockTransport(refuse)), profile))
+    for n in range(5):
+        ledger.add("project", projectId=f"p{n}")
+    failures = ledger.clean_up()
+    assert len(calls) == GIVE_UP_AFTER
+    assert [f.split(":")[0] for f in failures] == [f"project projectId=p{n}" for n in
+                                                    (4, 3, 2, 1, 0)]
+    assert failures[-1].endswith("not tried (the server stopped answering)")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 from faults import FAULTS, Certifier, Variant
+from faults.asgi import operation_of
 
 from boardcert import requirements
 
@@ -37,6 +38,13 @@ def test_catalogue_is_large_and_well_formed():
     assert len({f.name for f in FAULTS}) == len(FAULTS)
     for fault in FAULTS:
         assert catalogue[fault.requirement].level in ("MUST", "SHOULD"), fault
+
+
+def test_requests_are_routed_like_the_server():
+    """The variants' seam tells literal paths from parametrised ones as the router does."""
+    assert operation_of("PATCH", "/projects/p/cards/move") == (18, {"projectId": "p"})
+    assert operation_of("PATCH", "/projects/p/cards/c") == (16, {"projectId": "p", "cardId": "c"})
+    assert operation_of("POST", "/projects/p/row") == (None, {})
 
 
 @pytest.mark.parametrize("variant", _params(FAULTS))

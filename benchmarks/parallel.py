@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import os
 import re
+import resource
 import secrets
 import subprocess
 import sys
@@ -58,16 +59,20 @@ def serve(app: Any) -> tuple[str, uvicorn.Server, threading.Thread]:
     return f"http://127.0.0.1:{port}", server, thread
 
 
-def run(base_url: str, key: str, args: list[str]) -> tuple[float, str]:
+def run(base_url: str, key: str, args: list[str]) -> tuple[float, float, str]:
+    """Wall-clock seconds, CPU seconds (of pytest and its workers) and pytest's summary."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
     env["BOARDCERT_API_KEY"] = key
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                "--base-url", base_url, *args]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     summary = re.findall(r"^=*\s*(\d+ (?:passed|failed).*?) in [\d.]+s", done.stdout, re.M)
-    return elapsed, summary[-1] if summary else f"exit {done.returncode}"
+    return elapsed, cpu, summary[-1] if summary else f"exit {done.returncode}"
 
 
 def main() -> int:
@@ -79,7 +84,8 @@ def main() -> int:
     parser.add_argument("pytest_args", nargs="*", default=["suites"])
     options = parser.parse_args()
     print(f"reference server answering {options.latency * 1000:.0f} ms late; "
-          f"pytest {' '.join(options.pytest_args)}; {os.cpu_count()} CPUs")
+          f"pytest {' '.join(options.pytest_args)}; {os.cpu_count()} CPUs, load average "
+          f"{os.getloadavg()[0]:.1f} at the start")
     workers = ["-n", str(options.workers)]
     modes = [("serial", []), (" ".join(workers), workers)]
     if options.dist_load:
@@ -91,14 +97,14 @@ def main() -> int:
         late = Late(app, options.latency)
         url, server, thread = serve(late)
         try:
-            elapsed, summary = run(url, key, [*extra, *options.pytest_args])
+            elapsed, cpu, summary = run(url, key, [*extra, *options.pytest_args])
         finally:
             server.should_exit = True
             thread.join(timeout=5)
         left = len(app.state.store._projects)
         rows.append((label, elapsed, late.requests, summary, left))
-        print(f"{label:20} {elapsed:7.1f} s  {late.requests:6} requests  {summary}; "
-              f"projects left behind: {left}", flush=True)
+        print(f"{label:20} {elapsed:6.1f} s wall {cpu:6.1f} s CPU {late.requests:6} requests  "
+              f"{summary}; projects left behind: {left}", flush=True)
     for label, elapsed, *_ in rows[1:]:
         print(f"speed-up with {label}: {rows[0][1] / elapsed:.2f}x")
     return 0 if all(row[4] == 0 for row in rows) else 1

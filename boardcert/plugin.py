@@ -286,8 +286,10 @@ def client(target: Target, request: pytest.FixtureRequest) -> Iterator[Client]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
     """Ctrl-C lets the running test finish, so that all it created is in the ledger, then
-    stops the run, which cleans up; a second Ctrl-C stops at once."""
-    if threading.current_thread() is not threading.main_thread():
+    stops the run, which cleans up; a second Ctrl-C stops at once. (Only for tests that can
+    create something: those that use the ledger.)"""
+    if "ledger" not in getattr(item, "fixturenames", ()) \
+            or threading.current_thread() is not threading.main_thread():
         return (yield)
     held: list[int] = []
 

@@ -1,7 +1,8 @@
 """The suite flags every fault of the catalogue and names the requirement it breaks (issue 7).
 
 Each fault is the reference server behind one handler (tests/faults/) that reproduces a
-realistic implementation bug; boardcert runs against it on a loopback port (quick budget).
+realistic implementation bug; the suites run against it on a loopback port (quick budget), only
+the tests of its requirement (`-m ID`) unless BOARDCERT_FAULTS_FULL=1 (the whole suite).
 Run in parallel: `pytest tests/test_faults.py tests/test_conformant_variants.py -n 2`
 (without -n the variants are certified two at a time by the harness itself).
 """

@@ -1,0 +1,1 @@
+"""A second, independent implementation of the interface (issue 13); see README.md."""

@@ -20,7 +20,7 @@ import uuid
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 import hypothesis
@@ -29,12 +29,11 @@ import requests
 import schemathesis
 from schemathesis.checks import not_a_server_error
 from schemathesis.core import NotSet
-from schemathesis.core.failures import CustomFailure, Failure, FailureGroup
+from schemathesis.core.failures import CustomFailure, Failure, FailureGroup, ServerError
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.generation.meta import CoverageScenario
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
-    ignored_auth,
     negative_data_rejection,
     positive_data_acceptance,
     response_schema_conformance,
@@ -238,8 +237,11 @@ def operation_number(case: Any) -> int | None:
 #   content_type_conformance     JSON-RESPONSES, on the 200s whose body the interface shows;
 #                                a +json media type is JSON and is not a failure here.
 #   response_schema_conformance  the requirement of the 200 schema (SCHEMA_REQUIREMENT).
-#   ignored_auth                 AUTH-KEY-REQUIRED; it skips operations whose security is
-#                                optional ([{}, {ApiKey: []}]): their auth is INFO.
+#   boardcert_key_required       AUTH-KEY-REQUIRED, in place of schemathesis's ignored_auth (which
+#                                wants 401 or 403): after a 2xx of a listed operation, the same
+#                                request without the key and with a wrong key must get a 4xx,
+#                                any 4xx (the interface names no status); a 5xx is NO-SERVER-ERROR.
+#                                Operations whose security is optional are INFO (not probed).
 #   negative_data_rejection      only where the interface is exact: op 16's body (name required,
 #                                a string, at most 25000) and request bodies that are not JSON.
 # Excluded:
@@ -249,7 +251,7 @@ def operation_number(case: Any) -> int | None:
 #   negative_data_rejection      (elsewhere) open schemas: nothing generated is invalid by the
 #                                interface; content-type probes: the interface says nothing of
 #                                request content types.
-#   missing_required_header      the only header is the key, judged by ignored_auth.
+#   missing_required_header      the only header is the key, judged by boardcert_key_required.
 #   unsupported_method, allow_header_conformance   expect 405 and an Allow header; the interface
 #                                names no error status, 404 or 501 to an unknown method is fine.
 #   use_after_free, ensure_resource_availability   reason over link lineage and expect 404/200;
@@ -297,6 +299,37 @@ def _register(check: checks.Check) -> Callable[..., None]:
     return schemathesis.check(run)
 
 
+def key_required(timeout: float) -> Callable[..., None]:
+    """AUTH-KEY-REQUIRED, as a schemathesis check: a request that succeeded with the key, sent
+    again without it and with a wrong one, is refused with a 4xx each time (any 4xx); a 5xx is
+    NO-SERVER-ERROR."""
+    def check(ctx: Any, response: Any, case: Any) -> None:
+        if not 200 <= response.status_code < 300:
+            return
+        for what, key in (("without X-API-Key", None), ("with a wrong X-API-Key", unique("no"))):
+            request = response.request.copy()
+            request.headers.pop(KEY_HEADER, None)
+            if key is not None:
+                request.headers[KEY_HEADER] = key
+            try:
+                with requests.Session() as session:
+                    status = session.send(request, timeout=timeout,
+                                          allow_redirects=False).status_code
+            except requests.RequestException:
+                return  # no answer proves nothing either way
+            if status >= 500:
+                raise ServerError(operation=case.operation.label, status_code=status,
+                                  message=f"the same request {what} answered {status}")
+            if not 400 <= status < 500:
+                raise AssertionError(f"the same request {what} answered {status}; the operation "
+                                     "carries the X-API-Key scheme, so it must be refused with "
+                                     "a 4xx")
+
+    check.__name__ = check.__qualname__ = KEY_CHECK
+    return check
+
+
+KEY_CHECK = "boardcert_key_required"
 BOARDCERT_CHECKS = {f"boardcert_{c.name}": (_register(c), c.requirement) for c in checks.CHECKS}
 
 
@@ -337,6 +370,8 @@ def requirement_of(failure: Failure, number: int, case: CaseInfo, status: int) -
     kind = type(failure).__name__
     if isinstance(failure, CustomFailure):
         name = re.search(r"`?(boardcert_\w+)`?", failure.title)
+        if name and name.group(1) == KEY_CHECK:
+            return "AUTH-KEY-REQUIRED"
         return BOARDCERT_CHECKS[name.group(1)][1] if name else None
     if kind in ("ServerError", "ContentTypeServerError"):
         return "NO-SERVER-ERROR"
@@ -349,8 +384,6 @@ def requirement_of(failure: Failure, number: int, case: CaseInfo, status: int) -
         return "JSON-RESPONSES"
     if kind in ("JsonSchemaError", "DiscriminatorMismatch"):
         return _schema_requirement(number, failure)
-    if kind == "IgnoredAuth":
-        return "AUTH-KEY-REQUIRED"
     if kind == "AcceptedNegativeData":
         return case.rejection
     if kind == "RejectedPositiveData":
@@ -530,6 +563,10 @@ class Arena:
 
     def close(self) -> None:
         self.session.close()
+
+    @cached_property
+    def key_check(self) -> Callable[..., None]:
+        return key_required(self.target.timeout)
 
     # profile values that may be absent (then the operations that need them are not assessed)
     @property
@@ -789,7 +826,7 @@ class Arena:
             found += [content_type_conformance, response_schema_conformance]
         found += [BOARDCERT_CHECKS[f"boardcert_{c.name}"][0] for c in checks.checks_for(number)]
         if spec.operation(number).auth_required and number not in self._auth_confirmed:
-            found.append(ignored_auth)  # two probes per operation are enough
+            found.append(self.key_check)  # two probes per operation are enough
         if info.rejection:
             found.append(negative_data_rejection)
         if info.acceptance:
@@ -810,7 +847,7 @@ class Arena:
                      if (req := requirement_of(f, number, info, response.status_code))]
             if found:
                 raise self.violation(number, case, response, found) from None
-        if ignored_auth in chosen and 200 <= response.status_code < 300:
+        if self.key_check in chosen and 200 <= response.status_code < 300:
             self._auth_confirmed.add(number)
 
     def violation(self, number: int, case: Any, response: Any,

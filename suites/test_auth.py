@@ -24,7 +24,9 @@ from boardcert.plugin import Made, unique
 LISTED = [op.number for op in spec.operations().values() if op.auth_required]
 UNLISTED = [op.number for op in spec.operations().values() if not op.auth_required]
 READS = {op.number for op in spec.operations().values() if op.method == "GET"}
-REJECTED_FOR_KEY = (401, 403)
+# The statuses conventionally used for a refused key. The interface names no status, so any
+# 4xx refuses (AUTH-KEY-REQUIRED); which one is only recorded (AUTH-REJECTION-STATUS).
+AUTH_STATUSES = (401, 403)
 # After these succeed the board's requests still succeed and still change something (fresh
 # names); after any other, a reorder or move would be a no-op, or a create or delete would
 # leave an id or a permutation stale, so the board is built again.
@@ -321,8 +323,8 @@ def _label(n: int) -> str:
     return f"operation {n} ({spec.operation(n).label})"
 
 
-def _case(n: int, variant: str, requirement: str, read_only: bool = False) -> Any:
-    marks = [pytest.mark.requirement(requirement, op=n)]
+def _case(n: int, variant: str, *requirement: str, read_only: bool = False) -> Any:
+    marks = [pytest.mark.requirement(*requirement, op=n)]
     if read_only:
         marks.append(pytest.mark.read_only)
     return pytest.param(n, variant, marks=marks, id=f"op{n}-{variant.replace(' ', '-')}")
@@ -336,13 +338,31 @@ def scene(request: pytest.FixtureRequest, boards: Boards) -> Scene:
 # --- AUTH-KEY-REQUIRED and AUTH-REJECTED-CHANGES-NOTHING -----------------------------------
 
 @pytest.mark.parametrize(("number", "variant"), [
-    _case(n, v, "AUTH-KEY-REQUIRED", read_only=n in READS) for n in LISTED for v in KEYS])
+    _case(n, v, "AUTH-KEY-REQUIRED", "NO-SERVER-ERROR", read_only=n in READS)
+    for n in LISTED for v in KEYS])
 def test_listed_operation_demands_the_key(number, variant, scene, target):
-    """The listed operations with no X-API-Key, an empty one or a wrong one answer 401 or 403."""
+    """The listed operations with no X-API-Key, an empty one or a wrong one answer a 4xx."""
     exchange = scene.without_key(number, variant, target.api_key).exchange
-    if exchange.status not in REJECTED_FOR_KEY:
-        expect.fail("AUTH-KEY-REQUIRED", f"401 or 403 from {_label(number)} with {variant}",
+    status = exchange.status or 0
+    if status >= 500:
+        expect.fail("NO-SERVER-ERROR", f"a 4xx (not a 5xx) from {_label(number)} with {variant}",
                     exchange)
+    if not 400 <= status < 500:
+        expect.fail("AUTH-KEY-REQUIRED", f"a 4xx from {_label(number)} with {variant}", exchange)
+
+
+@pytest.mark.parametrize("number", [
+    pytest.param(n, marks=[pytest.mark.requirement("AUTH-REJECTION-STATUS", op=n),
+                           pytest.mark.read_only], id=f"op{n}") for n in (1, 3)])
+def test_key_rejection_status_is_recorded(number, scene, target, observe):
+    """Which status refuses a missing, empty or wrong key (401, 403 or another 4xx) is recorded."""
+    seen = {variant: scene.without_key(number, variant, target.api_key).exchange.status
+            for variant in KEYS}
+    kinds = {"401/403" if status in AUTH_STATUSES else "another status"
+             for status in seen.values() if 400 <= (status or 0) < 500}
+    observe("AUTH-REJECTION-STATUS", f"{_label(number)}: " + "; ".join(
+        f"{variant} answered {status}" for variant, status in seen.items())
+        + (f" ({' and '.join(sorted(kinds))})" if kinds else ""))
 
 
 @pytest.mark.parametrize(("number", "variant"), [
@@ -372,7 +392,7 @@ def test_listed_operation_accepts_the_key(number, scene):
     if number in READS and exchange.status != 200:
         expect.fail("AUTH-VALID-KEY-ACCEPTED", f"status 200 from {_label(number)} with the key",
                     exchange)
-    if exchange.status in REJECTED_FOR_KEY:
+    if exchange.status in AUTH_STATUSES:
         expect.fail("AUTH-VALID-KEY-ACCEPTED", f"{_label(number)} to accept the key", exchange)
 
 

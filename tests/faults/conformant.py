@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from .asgi import Forward, Handler, Request, Response, json_response
-from .edits import error, former, on
+from .edits import LISTED_OPS, error, former, on
 from .variant import Variant
 
 # --- row name only under rowName ---------------------------------------------------------
@@ -170,6 +170,21 @@ async def _other_bodies(request: Request, forward: Forward) -> Response:
     return await forward(request.but(json_body={names.get(k, k): v for k, v in body.items()}))
 
 
+# --- 422 for a missing key (FastAPI's Header(...)), 404 for a wrong one (hiding what exists) ---
+
+
+def _key_422_404(key: str) -> Handler:
+    async def fn(request: Request, forward: Forward) -> Response:
+        given = request.headers.get("x-api-key")
+        if not given:
+            return json_response({"detail": [{"loc": ["header", "x-api-key"],
+                                              "msg": "Field required", "type": "missing"}]}, 422)
+        if given != key:
+            return json_response({"detail": "Not Found"}, 404)
+        return await forward(request)
+    return on(LISTED_OPS, fn)
+
+
 def _variant(name: str, description: str, handler: Handler, profile: str | None = None,
              make: Any = None) -> Variant:
     return Variant(name, description, None, make or (lambda _key: handler), profile)
@@ -195,6 +210,8 @@ CONFORMANT: list[Variant] = [
     _variant("slow", "every answer takes 20 ms longer", _slow),
     _variant("entity-id-in-header", "op 27 takes entityId in the header X-Entity-Id",
              on(27, _entity_in_header), "entity-id-in-header.yaml"),
+    Variant("key-422-404", "422 for a missing or empty key, 404 for a wrong one", None,
+            _key_422_404),
     _variant("other-request-bodies", "ops 2, 18 and 21 name their body properties differently",
              on(set(RENAMED), _other_bodies), "other-request-bodies.yaml"),
 ]

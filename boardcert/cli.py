@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import html
-import json
 import os
 import re
 import sys
@@ -20,11 +18,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
-from urllib.parse import quote
 
 from boardcert import __version__, requirements
 from boardcert.errors import ConfigError
 from boardcert.paths import DEFAULT_PROFILE, ROOT, SUITES
+from boardcert.redact import Redactor, short_key_warning
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
 KEY_ENV = "BOARDCERT_API_KEY"
@@ -161,20 +159,21 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     except ConfigError as exc:
         error(str(exc))
         return EXIT_USAGE
+    if warning := short_key_warning(api_key):
+        print(f"boardcert: warning: {warning}", file=sys.stderr)
+    redactor = Redactor([api_key])
     if output is None:  # --plan, before the reachability check: a plan contacts nothing
-        shown = [api_key] if api_key else []
-        with _environment({KEY_ENV: api_key or None}), _redacted_console(shown):
+        with _environment({KEY_ENV: api_key or None}), _redacted_console(redactor):
             code = _pytest_main(plan_arguments(args, extra), _RunWatch())
         return {0: EXIT_OK, 4: EXIT_USAGE}.get(code, EXIT_FAILED)
     if target is not None and (why := unreachable(target)):
         error(f"the target {base_url} cannot be reached: {why}")
         return EXIT_UNREACHABLE
 
-    secrets = [api_key] if api_key else []
     watch = _RunWatch()
-    with _environment({KEY_ENV: api_key or None}), _redacted_console(secrets):
+    with _environment({KEY_ENV: api_key or None}), _redacted_console(redactor):
         code = _pytest_main(pytest_arguments(args, extra, output), watch)
-    redact_tree(output, secrets)
+    redact_tree(output, redactor)
     return after_run(args, after, output, outcome(code, watch, output, args.strict))
 
 
@@ -329,49 +328,38 @@ def _environment(values: dict[str, str | None]) -> Iterator[None]:
 
 
 class _Redacting:
-    """A text stream that shows each secret as ***, whatever wrote it."""
+    """A text stream that masks the key, whatever wrote it."""
 
-    def __init__(self, stream: TextIO, secrets: list[str]) -> None:
+    def __init__(self, stream: TextIO, redactor: Redactor) -> None:
         self._stream = stream
-        self._secrets = secrets
+        self._redactor = redactor
 
     def write(self, text: str) -> int:
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        return self._stream.write(text)
+        return self._stream.write(self._redactor.text(text))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 
 @contextlib.contextmanager
-def _redacted_console(secrets: list[str]) -> Iterator[None]:
-    if not secrets:
+def _redacted_console(redactor: Redactor) -> Iterator[None]:
+    if not redactor:
         yield
         return
     saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _Redacting(sys.stdout, secrets), _Redacting(sys.stderr, secrets)
+    sys.stdout, sys.stderr = _Redacting(sys.stdout, redactor), _Redacting(sys.stderr, redactor)
     try:
         yield
     finally:
         sys.stdout, sys.stderr = saved
 
 
-def redact_tree(directory: Path, secrets: list[str]) -> None:
-    """Replace every secret, as text, JSON, XML or URL escapes it, in every file written."""
-    forms = {form.encode() for s in secrets for form in (
-        s, json.dumps(s)[1:-1], html.escape(s), html.escape(s, quote=False), quote(s, safe=""))}
-    if not forms or not directory.is_dir():
-        return
-    for path in directory.rglob("*"):
-        if not path.is_file():
-            continue
-        content = path.read_bytes()
-        cleaned = content
-        for form in forms:
-            cleaned = cleaned.replace(form, b"***")
-        if cleaned != content:
-            path.write_bytes(cleaned)
+def redact_tree(directory: Path, redactor: Redactor) -> None:
+    """Mask the key in every file the run wrote, by the file's kind; compliance.json still
+    validates against its schema."""
+    from boardcert import report
+
+    redactor.tree(directory, {report.JSON_NAME: report.schema()})
 
 
 # --- after a run: regression baseline, bundle --------------------------------------------

@@ -11,7 +11,8 @@ misbehaves live here:
 
 A request that gets no usable answer raises `ExchangeError` (an AssertionError: the test
 fails) carrying the evidence: the request, whatever arrived, and a curl line with the key
-as `***`.
+as `***`. The request side of an exchange is recorded with the key masked; the response is
+kept as it came (the tests judge it) and masked when shown (`boardcert.redact`).
 """
 
 from __future__ import annotations
@@ -30,13 +31,14 @@ import httpx
 from boardcert import spec
 from boardcert.config import NotAssessed, Target
 from boardcert.errors import ExchangeError
+from boardcert.redact import MASK, Redactor
 
 # httpx imports httpcore on its first client and keeps httpcore's exception classes from
 # then on; imported here, at start-up, a pytester in-process run (which drops the modules it
 # imported) cannot leave a second httpcore whose errors httpx no longer translates.
 
 KEY_HEADER = "X-API-Key"
-REDACTED = "***"
+REDACTED = MASK
 SHOWN = 1500  # characters of a body shown in evidence
 MAX_RETRIES = 3  # on 429
 MAX_RETRY_WAIT = 5.0  # seconds, per retry, whatever Retry-After asks
@@ -50,7 +52,8 @@ CONNECT, TIMEOUT, BROKEN, TOO_LARGE = "connect", "timeout", "broken", "too large
 
 @dataclass
 class Exchange:
-    """One request and its response, as evidence (the key already redacted)."""
+    """One request and its response, as evidence: the request with the key masked, the
+    response as it came (`redactor` masks it when shown)."""
 
     method: str
     url: str
@@ -63,6 +66,7 @@ class Exchange:
     error: str | None = None
     failure: str | None = None  # CONNECT, TIMEOUT, BROKEN or TOO_LARGE when error is set
     attempt: int = 1  # > 1: a retry after a 429
+    redactor: Redactor = field(default_factory=Redactor, repr=False, compare=False)
 
     @property
     def text(self) -> str:
@@ -101,11 +105,12 @@ class Exchange:
         if self.status is None:
             lines.append(f"response: none ({self.error})")
         else:
-            lines.append(f"response: {self.status} ({self.content_type or 'no content type'}, "
+            shown_type = self.redactor.header(self.content_type)
+            lines.append(f"response: {self.status} ({shown_type or 'no content type'}, "
                          f"{len(self.content)} bytes, {self.elapsed * 1000:.0f} ms{retry})")
             if self.error:
                 lines.append(f"  then: {self.error}")
-            lines.append(f"  body: {_shorten(self.text)}")
+            lines.append(f"  body: {_shorten(self.redactor.body(self.text))}")
         lines.append(f"reproduce: {self.curl}")
         return "\n".join(lines)
 
@@ -117,8 +122,8 @@ class Exchange:
             "request_body": _shorten(self.request_body.decode("utf-8", "replace"))
             if self.request_body is not None else None,
             "status": self.status,
-            "response_headers": self.headers,
-            "response_body": _shorten(self.text),
+            "response_headers": {k: self.redactor.header(v) for k, v in self.headers.items()},
+            "response_body": _shorten(self.redactor.body(self.text)),
             "elapsed_ms": round(self.elapsed * 1000, 1),
             "error": self.error,
             "curl": self.curl,
@@ -155,6 +160,7 @@ class Client:
         self._lock = threading.Lock()
         self._next_slot = 0.0
         self.refused = 0  # connection failures in a row: the target may have gone away
+        self._redactor = Redactor()
 
     @property
     def gone(self) -> str | None:
@@ -166,9 +172,14 @@ class Client:
     def close(self) -> None:
         self._http.close()
 
+    @property
+    def redactor(self) -> Redactor:
+        if self._redactor.secrets != {self.target.api_key}:
+            self._redactor = Redactor([self.target.api_key])
+        return self._redactor
+
     def redact(self, text: str) -> str:
-        key = self.target.api_key
-        return text.replace(key, REDACTED) if key else text
+        return self.redactor.text(text)
 
     def probe(self) -> str | None:
         """Why the target cannot be reached at all (None when it answers anything, however
@@ -217,7 +228,8 @@ class Client:
         __tracebackhide__ = True
         self._pace()
         exchange = Exchange(method=method, url=self.redact(f"{self.target.base_url}{path}"),
-                            request_headers={}, request_body=None, attempt=attempt)
+                            request_headers={}, request_body=None, attempt=attempt,
+                            redactor=self.redactor)
         self.log.append(exchange)
         started = time.perf_counter()
         try:
@@ -226,9 +238,11 @@ class Client:
             request = self._http.build_request(method, path, content=content, params=params,
                                                headers=headers)
             exchange.url = self.redact(str(request.url))
-            exchange.request_headers = {k: self._show(k, v) for k, v in request.headers.items()}
+            exchange.request_headers = {k: self.redactor.header(v)
+                                        for k, v in request.headers.items()}
             if content is not None:
-                exchange.request_body = self.redact(content.decode("utf-8", "replace")).encode()
+                shown = self.redactor.body(content.decode("utf-8", "replace"))
+                exchange.request_body = shown.encode()
             self._exchange(request, exchange, started)
         except _Failed as failed:
             exchange.failure, exchange.error = failed.failure, self.redact(str(failed))
@@ -250,7 +264,7 @@ class Client:
         response = self._http.send(request, stream=True)
         try:
             exchange.status = response.status_code
-            exchange.headers = {k.lower(): self.redact(v) for k, v in response.headers.items()}
+            exchange.headers = {k.lower(): v for k, v in response.headers.items()}
             self._read(response, exchange, started)
         finally:
             response.close()  # unread bytes close the connection, never reused
@@ -279,16 +293,7 @@ class Client:
             raise _Failed(BROKEN, f"{type(exc).__name__} after {len(body)} bytes of the body: "
                           f"{exc}") from None
         finally:
-            exchange.content = self._redact_bytes(bytes(body[:cap]))
-
-    def _redact_bytes(self, content: bytes) -> bytes:
-        key = self.target.api_key.encode()
-        return content.replace(key, REDACTED.encode()) if key else content
-
-    def _show(self, name: str, value: str) -> str:
-        if name.lower() == KEY_HEADER.lower() and value == self.target.api_key:
-            return REDACTED
-        return self.redact(value)
+            exchange.content = bytes(body[:cap])
 
     def _pace(self) -> None:
         if not self.target.rate_limit:

@@ -42,11 +42,12 @@ from schemathesis.specs.openapi.checks import (
 
 from boardcert import checks, requirements, spec
 from boardcert.api import Api, ids_in_order, walk
-from boardcert.client import KEY_HEADER, REDACTED
+from boardcert.client import KEY_HEADER
 from boardcert.config import NotAssessed, Profile, Target, fill
 from boardcert.errors import ConfigError
 from boardcert.ledger import Entry, Ledger
 from boardcert.paths import OPENAPI, SUITES
+from boardcert.redact import MASK, Redactor
 
 DEFAULT_SEED = 20240618  # the date of the interface's last dated change
 
@@ -864,13 +865,9 @@ class Arena:
         lines.append(f"  body: {_shorten(response.content)}")
         curl = case.as_curl_command(headers=dict(response.request.headers),
                                     base_url=self.target.base_url)
-        lines.append(f"reproduce: {curl.replace('[Filtered]', REDACTED)}")
-        message = self.redact("\n".join(lines))
+        lines.append(f"reproduce: {curl.replace('[Filtered]', MASK)}")
+        message = Redactor([self.target.api_key]).text("\n".join(lines))
         return _violation(found[0][0])(message)
-
-    def redact(self, text: str) -> str:
-        key = self.target.api_key
-        return text.replace(key, REDACTED) if key else text
 
 
 def _mix(profile_body: Any, generated: Any) -> Any:

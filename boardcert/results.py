@@ -20,6 +20,7 @@ import pytest
 from boardcert import report as compliance
 from boardcert import requirements, spec
 from boardcert.plugin import TARGET
+from boardcert.redact import Redactor
 from boardcert.report.render import exchanges
 
 UNREACHABLE = 3  # the exit status of a run whose target cannot be reached
@@ -125,12 +126,14 @@ class Collector:
         watch = self.config.pluginmanager.get_plugin("boardcert-exit-watch")
         if watch is not None and watch.unreachable:
             return
-        report = compliance.build(self.results(), self.run_facts())
+        report = _redactor(self.config).document(compliance.build(self.results(),
+                                                                self.run_facts()),
+                                                 compliance.schema())
         compliance.write(report, self.directory)
         self.config.stash[REPORT] = report
 
     def results(self) -> list[compliance.TestResult]:
-        redact = _redactor(self.config)
+        redact = _redactor(self.config).text
         return [compliance.TestResult(
             nodeid=nodeid, outcome=t["outcome"], requirements=t["requirements"],
             operations=t["operations"], message=redact(t["message"]),
@@ -199,17 +202,11 @@ def phase_message(report: pytest.TestReport) -> str:
     return text.removeprefix("AssertionError: ").removeprefix("Failed: ")
 
 
-def _redactor(config: pytest.Config):
-    """Hides the configured key (and the reference server's, once started) as ***."""
+def _redactor(config: pytest.Config) -> Redactor:
+    """Masks the configured key (and the reference server's, once started)."""
     target = config.stash.get(TARGET, None)
-    keys = {k for k in (getattr(target, "api_key", ""), config.option.api_key,
-                        os.environ.get("BOARDCERT_API_KEY")) if k}
-
-    def redact(text: str) -> str:
-        for key in keys:
-            text = text.replace(key, "***")
-        return text
-    return redact
+    return Redactor([getattr(target, "api_key", ""), config.option.api_key,
+                     os.environ.get("BOARDCERT_API_KEY")])
 
 
 # --- allure ------------------------------------------------------------------------------

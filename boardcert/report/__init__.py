@@ -24,7 +24,7 @@ SCHEMA = SPEC / "compliance.schema.json"
 JSON_NAME, MARKDOWN_NAME, HTML_NAME = "compliance.json", "compliance.md", "compliance.html"
 
 __all__ = ["VERDICTS", "ReportError", "Run", "TestResult", "build", "load", "rebuild",
-           "render_html", "render_markdown", "validate", "write"]
+           "render_html", "render_markdown", "schema", "validate", "write"]
 
 
 class ReportError(Exception):
@@ -32,8 +32,14 @@ class ReportError(Exception):
 
 
 @cache
+def schema() -> dict[str, Any]:
+    """spec/compliance.schema.json."""
+    return json.loads(SCHEMA.read_text(encoding="utf-8"))
+
+
+@cache
 def _validator() -> jsonschema.Draft202012Validator:
-    return jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text(encoding="utf-8")))
+    return jsonschema.Draft202012Validator(schema())
 
 
 def validate(report: dict[str, Any]) -> None:

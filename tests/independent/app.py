@@ -8,6 +8,8 @@ on moves, and request bodies of its own naming. Everything lives in memory behin
 
 from __future__ import annotations
 
+import json
+import math
 import secrets
 import threading
 import time
@@ -228,6 +230,29 @@ class ExchangeCode(BaseModel):
     oneTimeCode: StrictStr
 
 
+def _finite(text: str) -> float:
+    number = float(text)
+    if not math.isfinite(number):
+        raise ValueError(f"{text} is out of range")
+    return number
+
+
+def _refuse_constant(text: str) -> None:
+    raise ValueError(f"{text} is not JSON")
+
+
+async def strict_json(request: Request) -> None:
+    """Python's parser takes NaN, Infinity and 1e400; JSON has none of them: 422."""
+    body = await request.body()
+    if not body.strip():
+        return
+    try:
+        json.loads(body, parse_constant=_refuse_constant, parse_float=_finite)
+    except (ValueError, RecursionError) as exc:
+        raise HTTPException(422, [{"loc": ["body"], "msg": f"JSON decode error: {exc}"[:200],
+                                   "type": "json_invalid"}]) from None
+
+
 def unprocessable(field_name: str, message: str) -> HTTPException:
     """A 422 in FastAPI's own shape, for checks the models cannot express."""
     return HTTPException(422, [{"loc": ["body", field_name], "msg": message,
@@ -240,6 +265,7 @@ def create_app(api_key: str) -> FastAPI:
     """The server, demanding `api_key` in X-API-Key on operations 1-5, 7-13 and 15-19."""
     store = Store(api_key)
     app = FastAPI(title="independent board service", redirect_slashes=False,
+                  dependencies=[Depends(strict_json)],
                   openapi_url=None, docs_url=None, redoc_url=None)
 
     def keyed(x_api_key: Annotated[str, Header()]) -> None:
@@ -437,13 +463,18 @@ def _drop_columns(project: Project, gone: set[str]) -> None:
         card.column_ids = [i for i in card.column_ids if i not in gone]
 
 
+def anchor_of(body: Anchored) -> str:
+    """The card a move places its cards next to: one of the two is required."""
+    anchor = body.afterCardId or body.beforeCardId
+    if anchor is None:
+        raise unprocessable("afterCardId", "afterCardId or beforeCardId is required")
+    return anchor
+
+
 def _cards(locked: APIRouter, open_: APIRouter, store: Store) -> None:
     def placed(project: Project, moved: list[Card], body: Anchored) -> None:
         """Moves `moved` next to the anchor the body names; one anchor is required."""
-        anchor_id = body.afterCardId or body.beforeCardId
-        if anchor_id is None:
-            raise unprocessable("afterCardId", "afterCardId or beforeCardId is required")
-        anchor = project.card(anchor_id)
+        anchor = project.card(anchor_of(body))
         if anchor in moved:
             raise unprocessable("afterCardId", "a card cannot be placed next to itself")
         rest = [c for c in project.cards if c not in moved]
@@ -469,9 +500,8 @@ def _cards(locked: APIRouter, open_: APIRouter, store: Store) -> None:
             moved = [c for c in project.cards
                      if any(e.key == body.metaKey and e.value == body.metaValue
                             for e in c.metadata)]
-            anchor = project.card(body.afterCardId or body.beforeCardId or "")
-            if not moved:
-                return card_view(project, anchor)  # nothing carries it: nothing moves
+            if not moved:  # nothing carries it: nothing moves, the anchor card answers
+                return card_view(project, project.card(anchor_of(body)))
             placed(project, moved, body)
             return card_view(project, moved[0])
 

@@ -7,7 +7,7 @@ sentences; `assert_ok` turns them into one failure message with the evidence.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -74,12 +74,18 @@ def _project_top_level(body: Any) -> list[str]:
 
 
 def _project_not_wrapped(body: Any) -> list[str]:
+    """The removed shape: the Project's fields missing at the top level and found inside an
+    inner property. An embedded record with an id and a name of its own is an extra field."""
     if not isinstance(body, dict):
         return []
+    missing = [f for f in PROJECT_FIELDS if f not in body]
+    if not missing:
+        return []
     return [
-        f"the Project is wrapped in the inner property {key!r} (the removed pre-2024-05-19 shape)"
+        f"the Project fields {missing} are not at the top level but inside the inner property "
+        f"{key!r} (the removed pre-2024-05-19 shape)"
         for key, value in body.items()
-        if isinstance(value, dict) and sum(f in value for f in PROJECT_FIELDS) >= 4
+        if isinstance(value, dict) and all(f in value for f in missing)
     ]
 
 
@@ -103,22 +109,17 @@ def _users_me(body: Any) -> list[str]:
     return [e for e in schema_errors(body, "UsersMe") if "accessTokens" not in e]
 
 
-def _no_key(name: str) -> Callable[[Any], list[str]]:
+def _no_key(name: str, records: tuple[str, ...] = ()) -> Callable[[Any], list[str]]:
+    """The removed property `name` is absent from the response object and from the records
+    named `records` inside it, if present (other records are not shown: they may carry it)."""
     def problems(body: Any) -> list[str]:
-        return [f"the removed property {name!r} is present at {where}"
-                for where in _find_key(body, name, "body")]
+        if not isinstance(body, dict):
+            return []
+        found = [f"body.{name}"] if name in body else []
+        found += [f"body.{record}.{name}" for record in records
+                  if isinstance(body.get(record), dict) and name in body[record]]
+        return [f"the removed property {name!r} is present at {where}" for where in found]
     return problems
-
-
-def _find_key(value: Any, name: str, where: str) -> Iterable[str]:
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            if key == name:
-                yield f"{where}.{key}"
-            yield from _find_key(inner, name, f"{where}.{key}")
-    elif isinstance(value, list):
-        for i, inner in enumerate(value):
-            yield from _find_key(inner, name, f"{where}[{i}]")
 
 
 def _plugins(body: Any) -> list[str]:
@@ -136,7 +137,8 @@ CHECKS: tuple[Check, ...] = (
     Check("card_field_types", "CARD-FIELD-TYPES", "Card", _card_types),
     Check("rows_property", "ROWS-PROPERTY-REQUIRED", "RowsResponse", _rows),
     Check("users_me_properties", "USERS-ME-PROPERTIES", "UsersMe", _users_me),
-    Check("no_access_tokens", "USERS-ME-NO-ACCESS-TOKENS", "UsersMe", _no_key("accessTokens")),
+    Check("no_access_tokens", "USERS-ME-NO-ACCESS-TOKENS", "UsersMe",
+          _no_key("accessTokens", ("user",))),
     Check("plugins_property", "PLUGINS-PROPERTY", "PluginsResponse", _plugins),
     Check("user_token", "EXCHANGE-USER-TOKEN", "ExchangeCodeResponse", _user_token),
     Check("no_access_token", "EXCHANGE-NO-ACCESS-TOKEN", "ExchangeCodeResponse",

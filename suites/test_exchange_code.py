@@ -1,4 +1,4 @@
-"""Operation 28, exchange-code: it answers a userToken string and no longer an accessToken.
+"""Operation 28, exchange-code: it answers a userToken (of any form) and no longer an accessToken.
 
 The profile's code is exchanged once for the module (a server may accept a code only once) and
 both requirements are read from that one answer.
@@ -10,7 +10,7 @@ import pytest
 
 from boardcert import expect
 from boardcert.client import Exchange
-from boardcert.config import fill
+from boardcert.config import NotAssessed, fill
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +29,23 @@ def exchanged(api, profile, make_project, make_row, make_column, make_card) -> E
 
 @pytest.mark.requirement("EXCHANGE-USER-TOKEN")
 def test_exchange_code_answers_a_user_token(exchanged):
-    """Operation 28 with a code the server accepts answers an object whose userToken is a string."""
+    """Operation 28 with a code the server accepts answers an object with userToken, not null."""
     expect.shaped(exchanged, 28, "EXCHANGE-USER-TOKEN")
+
+
+@pytest.mark.requirement("EXCHANGE-USER-TOKEN-FORM")
+def test_user_token_form_is_recorded(exchanged, observe):
+    """What userToken is (a string, an object, ...) is recorded: its type is not shown."""
+    body = exchanged.json() if exchanged.status == 200 and exchanged.content else None
+    if not isinstance(body, dict) or "userToken" not in body:
+        raise NotAssessed(f"the form of userToken (op 28 answered {exchanged.status} without "
+                          "one; see EXCHANGE-USER-TOKEN)")
+    token = body["userToken"]
+    forms = {str: "a string", bool: "a boolean", int: "a number", float: "a number",
+             list: "an array"}
+    form = f"an object with keys {sorted(token)}" if isinstance(token, dict) \
+        else forms.get(type(token), f"JSON {token!r}")
+    observe("EXCHANGE-USER-TOKEN-FORM", f"op 28 answers userToken as {form}")
 
 
 @pytest.mark.requirement("EXCHANGE-NO-ACCESS-TOKEN")

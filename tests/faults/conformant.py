@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from .asgi import Forward, Handler, Request, Response, json_response
-from .edits import LISTED_OPS, error, former, on
+from .edits import LISTED_OPS, PROJECT_OPS, edit_answers, error, former, on
 from .variant import Variant
 
 # --- row name only under rowName ---------------------------------------------------------
@@ -185,6 +185,30 @@ def _key_422_404(key: str) -> Handler:
     return on(LISTED_OPS, fn)
 
 
+# --- records embedded where the interface shows no shape ---------------------------------------
+
+
+def _embed_organization(body: Any) -> Any:
+    """A Project that also embeds its organization {id, name, createdAt, updatedAt}."""
+    return {**body, "organization": {"id": "1", "name": "Boardcert",
+                                     "createdAt": body["createdAt"],
+                                     "updatedAt": body["updatedAt"]}}
+
+
+def _user_token_object(body: Any) -> Any:
+    return {**body, "userToken": {"token": body["userToken"], "expiresIn": 3600}}
+
+
+def _tokens_in_other_records(body: Any) -> Any:
+    """accessTokens on the organization and project records of op 1 (not the user record)."""
+    tokens = [{"id": "org-token", "scope": "organization"}]
+    organizations = [{**o, "accessTokens": tokens} for o in body["organizations"]]
+    current = body["currentProject"]
+    return {**body, "currentOrganization": {**body["currentOrganization"], "accessTokens": tokens},
+            "organizations": organizations,
+            "currentProject": {**current, "accessTokens": tokens} if current else current}
+
+
 def _variant(name: str, description: str, handler: Handler, profile: str | None = None,
              make: Any = None) -> Variant:
     return Variant(name, description, None, make or (lambda _key: handler), profile)
@@ -212,6 +236,12 @@ CONFORMANT: list[Variant] = [
              on(27, _entity_in_header), "entity-id-in-header.yaml"),
     Variant("key-422-404", "422 for a missing or empty key, 404 for a wrong one", None,
             _key_422_404),
+    _variant("embedded-organization", "Project answers embed organization {id, name, createdAt, "
+             "updatedAt}", edit_answers(PROJECT_OPS, _embed_organization)),
+    _variant("user-token-object", "op 28 answers userToken as an object",
+             edit_answers(28, _user_token_object)),
+    _variant("access-tokens-in-organizations", "op 1's organization and project records carry "
+             "accessTokens (the user record does not)", edit_answers(1, _tokens_in_other_records)),
     _variant("other-request-bodies", "ops 2, 18 and 21 name their body properties differently",
              on(set(RENAMED), _other_bodies), "other-request-bodies.yaml"),
 ]

@@ -21,7 +21,7 @@ from typing import Any, TextIO
 
 from boardcert import __version__, requirements
 from boardcert.errors import ConfigError
-from boardcert.paths import DEFAULT_PROFILE, ROOT, SUITES
+from boardcert.paths import DEFAULT_PROFILE, ROOT, RUN_INI, SUITES
 from boardcert.redact import Redactor, short_key_warning
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
@@ -33,6 +33,11 @@ _VALUE_OPTIONS = {"-k", "-m", "-p", "-c", "-o", "-n", "-W", "-r", "--ignore", "-
                   "--deselect", "--rootdir", "--confcutdir", "--basetemp", "--dist", "--maxfail",
                   "--tb", "--durations", "--log-level", "--import-mode", "--capture", "--color",
                   "--maxprocesses", "--request-timeout", "--rate-limit", "--budget"}
+
+# The reachability probe imports httpx, and with it anyio, before pytest starts: pytest then
+# cannot rewrite the asserts of anyio's pytest plugin (which the suites never use) and says so.
+_REWRITE_WARNING = ("ignore:Module already imported so cannot be rewritten; anyio"
+                    ":pytest.PytestAssertRewriteWarning")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -233,13 +238,19 @@ def output_directory(given: str | None) -> Path:
 
 def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -> list[str]:
     """pytest's argv: never the key (argv shows in JUnit and allure environments)."""
-    argv = ["-p", "no:cacheprovider", "--rootdir", str(ROOT), "--tb=short",
-            f"--report-dir={output}", f"--junitxml={output / 'junit.xml'}",
-            f"--alluredir={output / 'allure-results'}"]
+    argv = [*_pytest_setup(), "--tb=short", f"--report-dir={output}",
+            f"--junitxml={output / 'junit.xml'}", f"--alluredir={output / 'allure-results'}"]
     argv += _passed_through(args)
     paths_given = any(_is_path(arg, before) for before, arg in zip(["", *extra], extra,
                                                                     strict=False))
     return argv + extra + ([] if paths_given else [str(SUITES)])
+
+
+def _pytest_setup() -> list[str]:
+    """The same pytest set-up from any directory, checkout or installed: the plugin, our own
+    configuration file (none of the user's), the suites' directory as rootdir."""
+    return ["-p", "no:cacheprovider", "-p", "boardcert.plugin", "-c", str(RUN_INI),
+            "--rootdir", str(ROOT), "-W", _REWRITE_WARNING]
 
 
 def _passed_through(args: argparse.Namespace) -> list[str]:
@@ -253,8 +264,7 @@ def _passed_through(args: argparse.Namespace) -> list[str]:
 
 def plan_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
     """pytest's argv for --plan: collection only, no report files."""
-    argv = ["-p", "no:cacheprovider", "--rootdir", str(ROOT), "-q", "--plan",
-            *_passed_through(args)]
+    argv = [*_pytest_setup(), "-q", "--plan", *_passed_through(args)]
     paths_given = any(_is_path(arg, before) for before, arg in zip(["", *extra], extra,
                                                                     strict=False))
     return argv + extra + ([] if paths_given else [str(SUITES)])

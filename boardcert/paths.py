@@ -1,14 +1,17 @@
-"""Where the project's data files live (the checkout boardcert is installed from)."""
+"""Where the project's data files live: boardcert/data/ in an installed wheel (setup.py copies
+spec/ and suites/ there), else the checkout boardcert is installed from (editable)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = Path(__file__).resolve().parent
+_INSTALLED = PACKAGE / "data"
+ROOT = _INSTALLED if (_INSTALLED / "spec").is_dir() else PACKAGE.parent
 SPEC = ROOT / "spec"
 OPENAPI = SPEC / "openapi.yaml"
 REQUIREMENTS = SPEC / "requirements.yaml"
 PROFILE_SCHEMA = SPEC / "profile.schema.json"
 DEFAULT_PROFILE = SPEC / "profiles" / "reference.yaml"
 SUITES = ROOT / "suites"
-REPORTS = ROOT / "reports"
+RUN_INI = PACKAGE / "run.ini"  # `boardcert run`'s pytest configuration

@@ -51,6 +51,7 @@ def test_run_writes_every_report_and_never_the_key(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr  # only op 1: incomplete
     assert "boardcert: INCOMPLETE:" in result.stdout
     assert f"reports in {out}/" in result.stdout
+    assert "PytestAssertRewriteWarning" not in result.stdout + result.stderr
     built = report.load(out)  # validated against spec/compliance.schema.json
     assert built["target"] == {"base_url": server.base_url, "reference_server": False}
     assert {t["outcome"] for t in built["tests"]} == {"passed"}

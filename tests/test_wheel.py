@@ -1,0 +1,87 @@
+"""Installed like any tool: the wheel carries spec/, suites/ and the profiles, and the installed
+`boardcert run` certifies the bundled server from an empty directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import site
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from boardcert.paths import ROOT
+
+# What a source distribution holds (MANIFEST.in); the build runs on a copy, so the checkout
+# gets no build/ or *.egg-info of the test's making.
+SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "boardcert", "spec",
+           "suites")
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel `pip install .` would build, from a copy of the sources."""
+    work = tmp_path_factory.mktemp("wheel")
+    source = work / "source"
+    shutil.copytree(ROOT, source, ignore=lambda folder, names: [
+        n for n in names if Path(folder) == ROOT and n not in SOURCES or n == "__pycache__"])
+    pip(["wheel", "--no-deps", "-w", str(work / "dist"), str(source)])
+    (found,) = (work / "dist").glob("boardcert-*.whl")
+    return found
+
+
+@pytest.fixture(scope="module")
+def installed(wheel, tmp_path_factory) -> Path:
+    """A fresh venv with the wheel installed; its dependencies are this venv's (no download)."""
+    venv = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path("
+                              "'purelib'))"], check=True, capture_output=True, text=True)
+    # Only this venv's plain site-packages paths: their .pth files (the editable checkout's
+    # import hook among them) are not run, so `boardcert` can only come from the wheel.
+    Path(purelib.stdout.strip(), "dependencies.pth").write_text(
+        "\n".join(site.getsitepackages()) + "\n")
+    pip(["--python", str(python), "install", "--no-deps", "--no-index", str(wheel)])
+    return venv
+
+
+def pip(args: list[str]) -> None:
+    result = subprocess.run([sys.executable, "-m", "pip", "-q", *args], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_wheel_carries_spec_suites_and_profiles(wheel):
+    """The wheel holds the interface's facts, every suite and the reference profile."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    expected = {f"boardcert/data/{p.relative_to(ROOT).as_posix()}"
+                for folder in ("spec", "suites") for p in (ROOT / folder).rglob("*")
+                if p.is_file() and "__pycache__" not in p.parts}
+    assert "boardcert/data/spec/profiles/reference.yaml" in expected
+    assert expected <= names, sorted(expected - names)
+    assert "boardcert/run.ini" in names
+
+
+def test_the_installed_tool_certifies_the_bundled_server_from_an_empty_directory(
+        installed, tmp_path):
+    """`boardcert run --budget quick` from an empty directory: the installed suites (not the
+    checkout's) certify the bundled server conformant, reports in ./reports."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("BOARDCERT_", "PYTHON", "PYTEST"))}
+    where = subprocess.run([installed / "bin" / "python", "-c",
+                            "import boardcert.paths as p; print(p.SUITES)"], env=env,
+                           capture_output=True, text=True, cwd=tmp_path)
+    assert Path(where.stdout.strip()).is_relative_to(installed), where.stdout + where.stderr
+    result = subprocess.run([installed / "bin" / "boardcert", "run", "--budget", "quick"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-3000:]
+    assert "boardcert: CONFORMANT" in result.stdout
+    assert "PytestAssertRewriteWarning" not in output
+    (found,) = (tmp_path / "reports").glob("*/compliance.json")
+    assert json.loads(found.read_text())["verdict"] == "conformant"

@@ -744,8 +744,9 @@ class Arena:
             body = self.body(name, values)
         except (NotAssessed, ConfigError, LookupError):
             return None
-        if number in (18, 19) and isinstance(body, dict) and values.get("after_card_id"):
-            body.setdefault("afterCardId", values["after_card_id"])
+        if number in (18, 19) and isinstance(body, dict) and values.get("after_card_id") \
+                and not {"afterCardId", "beforeCardId"} & set(body):
+            body["afterCardId"] = values["after_card_id"]  # a server may require an anchor
         return body
 
     def _read_values(self, number: int, project: str, path: dict[str, str]) -> dict[str, Any]:
@@ -754,7 +755,8 @@ class Arena:
         if number not in (8, 12, 18, 19, 20):
             return {}
         if project == self.project.id and number in (18, 19, 20):
-            values = {"card_ids": [self.cards[0].id], "after_card_id": self.cards[2].id}
+            values = {"card_ids": [self.cards[0].id], "after_card_id": self.cards[2].id,
+                      "before_card_id": self.cards[1].id}
             if self.metadata:
                 values |= {"key": self.metadata[0], "value": self.metadata[1]}
             return values
@@ -776,6 +778,7 @@ class Arena:
         columns = [str(r["id"]) for r in walk(rows) if "id" in r and "columns" not in r]
         values: dict[str, Any] = {"card_ids": cards[:1],
                                   "after_card_id": cards[-1] if len(cards) > 1 else None,
+                                  "before_card_id": cards[1] if len(cards) > 1 else None,
                                   "other_column_id": columns[-1]}
         if number == 19:
             entries = [e for record in walk(view.get("cards"))

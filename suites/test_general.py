@@ -55,7 +55,8 @@ class Setting:
             "column_id": b.columns[0].id, "other_column_id": b.columns[1].id,
             "column_ids": [c.id for c in b.columns], "card_id": b.cards[0].id,
             "card_ids": [b.cards[0].id], "name": unique("name"), "alias": unique("alias"),
-            "key": unique("key"), "value": unique("value"),
+            "key": unique("key"), "value": unique("value"), "after_card_id": b.cards[2].id,
+            "before_card_id": b.cards[1].id,
         }
         return values | extra
 
@@ -140,11 +141,24 @@ def _order_columns(s: Setting) -> Call:
                    json=s.body("order_columns", column_ids=columns))
 
 
+def _anchored(body: Any, s: Setting) -> Any:
+    """A move body that names an anchor: afterCardId and beforeCardId are "optional-looking",
+    so a server may require one; the profile's own, else afterCardId."""
+    if isinstance(body, dict) and not {"afterCardId", "beforeCardId"} & set(body):
+        return body | {"afterCardId": s.board.cards[2].id}
+    return body
+
+
+def _move_cards(s: Setting) -> Call:
+    return partial(s.api.call, 18, projectId=s.board.project.id,
+                   json=_anchored(s.body("move_cards"), s))
+
+
 def _move_cards_by_metadata(s: Setting) -> Call:
     key, value = unique("key"), unique("value")
     s.add_metadata(key, value)
     return partial(s.api.call, 19, projectId=s.board.project.id,
-                   json=s.body("move_cards_by_metadata", key=key, value=value))
+                   json=_anchored(s.body("move_cards_by_metadata", key=key, value=value), s))
 
 
 def _remove_card_metadata(s: Setting) -> Call:
@@ -211,7 +225,7 @@ PREPARE: dict[int, Callable[[Setting], Call]] = {
     15: lambda s: s.bound(15, "create_card", columnId=s.board.columns[0].id),
     16: lambda s: s.card(16, json={"name": unique("card")}),
     17: lambda s: s.card(17),
-    18: lambda s: s.bound(18, "move_cards"),
+    18: _move_cards,
     19: _move_cards_by_metadata,
     20: lambda s: s.card(20, json=s.body("alias_card")),
     21: lambda s: s.card(21, json=s.body("add_card_metadata")),

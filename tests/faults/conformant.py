@@ -209,6 +209,16 @@ def _tokens_in_other_records(body: Any) -> Any:
             "currentProject": {**current, "accessTokens": tokens} if current else current}
 
 
+# --- moves that require an anchor ("optional-looking", section 4 rule 3) ----------------------
+
+
+async def _anchor_required(request: Request, forward: Forward) -> Response:
+    body = request.json()
+    if not (isinstance(body, dict) and {"afterCardId", "beforeCardId"} & set(body)):
+        return json_response({"detail": "afterCardId or beforeCardId is required"}, 422)
+    return await forward(request)
+
+
 def _variant(name: str, description: str, handler: Handler, profile: str | None = None,
              make: Any = None) -> Variant:
     return Variant(name, description, None, make or (lambda _key: handler), profile)
@@ -242,6 +252,8 @@ CONFORMANT: list[Variant] = [
              edit_answers(28, _user_token_object)),
     _variant("access-tokens-in-organizations", "op 1's organization and project records carry "
              "accessTokens (the user record does not)", edit_answers(1, _tokens_in_other_records)),
+    _variant("anchors-required", "ops 18 and 19 answer 422 without afterCardId or beforeCardId",
+             on({18, 19}, _anchor_required)),
     _variant("other-request-bodies", "ops 2, 18 and 21 name their body properties differently",
              on(set(RENAMED), _other_bodies), "other-request-bodies.yaml"),
 ]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from boardcert import __version__, requirements
-from boardcert.errors import ConfigError
+from boardcert.errors import ConfigError, UnreachableError
 from boardcert.paths import DEFAULT_PROFILE, ROOT, RUN_INI, SUITES
 from boardcert.redact import Redactor, short_key_warning
 
@@ -85,6 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="at most N requests per second, over all test workers")
     run.add_argument("--max-body", type=int, metavar="BYTES",
                      help="largest response body read (default 8 MiB)")
+    run.add_argument("--no-preflight", action="store_true",
+                     help="skip the check, before any test, that GET /users/me answers JSON "
+                     "for the key (a refused connection still stops the run)")
     run.add_argument("--read-only", action="store_true",
                      help="run only what changes nothing on the server (only GET is sent, "
                      "nothing is created); the rest is reported not assessed")
@@ -171,9 +174,8 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
         with _environment({KEY_ENV: api_key or None}), _redacted_console(redactor):
             code = _pytest_main(plan_arguments(args, extra), _RunWatch())
         return {0: EXIT_OK, 4: EXIT_USAGE}.get(code, EXIT_FAILED)
-    if target is not None and (why := unreachable(target)):
-        error(f"the target {base_url} cannot be reached: {why}")
-        return EXIT_UNREACHABLE
+    if target is not None and (stop := check_first(target, args.no_preflight)):
+        return stop
 
     watch = _RunWatch()
     with _environment({KEY_ENV: api_key or None}), _redacted_console(redactor):
@@ -208,15 +210,30 @@ def check_target(base_url: str, api_key: str, profile: str | None,
     return Target(base_url=base_url, api_key=api_key, profile=loaded, timeout=timeout)
 
 
-def unreachable(target: Any) -> str | None:
-    """Why the target answers nothing at all (None when it answers anything)."""
+def check_first(target: Any, only_reachable: bool) -> int | None:
+    """The preflight (or, with --no-preflight, only whether anything answers), before pytest
+    starts: the exit code of a run that stops here with its message, else None."""
+    from boardcert import preflight
     from boardcert.client import Client
 
     client = Client(target)
     try:
-        return client.probe()  # a misbehaving answer is for the tests to report
+        if only_reachable:
+            why = preflight.reachable(client)
+            if why:
+                raise UnreachableError(f"the target {target.base_url} cannot be reached: {why}")
+        else:
+            for note in preflight.examine(client):
+                print(f"boardcert: note: {note}", file=sys.stderr)
+    except ConfigError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    except UnreachableError as exc:
+        error(str(exc))
+        return EXIT_UNREACHABLE
     finally:
         client.close()
+    return None
 
 
 def output_directory(given: str | None) -> Path:
@@ -237,8 +254,9 @@ def output_directory(given: str | None) -> Path:
 
 
 def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -> list[str]:
-    """pytest's argv: never the key (argv shows in JUnit and allure environments)."""
-    argv = [*_pytest_setup(), "--tb=short", f"--report-dir={output}",
+    """pytest's argv: never the key (argv shows in JUnit and allure environments); no second
+    preflight (this command ran it before starting pytest)."""
+    argv = [*_pytest_setup(), "--tb=short", "--no-preflight", f"--report-dir={output}",
             f"--junitxml={output / 'junit.xml'}", f"--alluredir={output / 'allure-results'}"]
     argv += _passed_through(args)
     paths_given = any(_is_path(arg, before) for before, arg in zip(["", *extra], extra,

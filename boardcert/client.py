@@ -28,7 +28,6 @@ from typing import Any
 import httpcore  # noqa: F401 - see below
 import httpx
 
-from boardcert import spec
 from boardcert.config import NotAssessed, Target
 from boardcert.errors import ExchangeError
 from boardcert.redact import MASK, Redactor
@@ -180,17 +179,6 @@ class Client:
 
     def redact(self, text: str) -> str:
         return self.redactor.text(text)
-
-    def probe(self) -> str | None:
-        """Why the target cannot be reached at all (None when it answers anything, however
-        badly: a misbehaving answer is for the tests to report, not a reason to stop)."""
-        try:
-            self.request("GET", spec.operation(1).path)
-        except ExchangeError:
-            failed = self.log[-1]
-            if failed.failure == CONNECT:
-                return failed.error
-        return None
 
     def request(
         self,

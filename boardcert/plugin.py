@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from boardcert import plan, requirements
+from boardcert import plan, preflight, requirements
 from boardcert.api import Api, find_named
 from boardcert.client import Client, Exchange
 from boardcert.config import NotAssessed, Profile, Target, check_base_url, env, load_profile
-from boardcert.errors import ConfigError
+from boardcert.errors import ConfigError, UnreachableError
 from boardcert.ledger import Entry, Ledger
 
 TARGET = pytest.StashKey[Target]()
@@ -33,6 +33,7 @@ LOG_START = pytest.StashKey[tuple[Client | None, int]]()  # the client's log len
 EVIDENCE_SHOWN = 4  # exchanges shown with a failure
 READ_ONLY_SKIP = "not assessed: --read-only (this test changes the server)"
 CLIENT = pytest.StashKey[Client]()  # the session's client, once made
+PREFLIGHT_NOTES = pytest.StashKey[list[str]]()
 pytest_plugins = ["boardcert.results",  # the compliance report and allure labels
                   "boardcert.properties"]  # --budget, the Hypothesis seed, schemathesis items
 
@@ -62,6 +63,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     "call nothing")
     group.addoption("--budget", default=None,
                     help="schemathesis budget: quick, standard, thorough or an examples count")
+    group.addoption("--no-preflight", action="store_true", default=False,
+                    help="skip the check that GET /users/me answers JSON for the key before "
+                    "any test (only a refused connection still stops the run)")
 
 
 # --- configuration ------------------------------------------------------------------------
@@ -195,15 +199,35 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     return True
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    """With --base-url: the preflight, once per run (on the xdist controller), before
+    collection; a misconfigured run stops here with its message (exit 2, or 3 for a target
+    that cannot be reached). Not in pytest_sessionstart: pytest would print the message
+    twice."""
+    config = session.config
+    option, target = config.option, config.stash[TARGET]
+    if not target.base_url or option.no_preflight or option.plan or option.collectonly \
+            or hasattr(config, "workerinput"):
+        return
+    try:
+        config.stash[PREFLIGHT_NOTES] = preflight.check(target)
+    except UnreachableError as exc:
+        pytest.exit(str(exc), returncode=3)
+    except ConfigError as exc:
+        pytest.exit(str(exc), returncode=2)
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     target = config.stash[TARGET]
+    notes = [f"boardcert: note: {note}" for note in config.stash.get(PREFLIGHT_NOTES, [])]
     manners = [f"request timeout {target.timeout:g} s", f"body cap {target.max_body} bytes"]
     if config.option.rate_limit:
         manners.append(f"at most {config.option.rate_limit:g} requests/s")
     if target.read_only:
         manners.append("read-only")
     where = target.base_url or "the bundled reference server"
-    return [f"boardcert: target {where}; " + ", ".join(manners)]
+    return [f"boardcert: target {where}; " + ", ".join(manners), *notes]
 
 
 # --- collection ---------------------------------------------------------------------------
@@ -275,7 +299,7 @@ def client(target: Target, request: pytest.FixtureRequest) -> Iterator[Client]:
     """One keep-alive client per worker; stops the run (exit 3) if the target is unreachable."""
     client = Client(target)
     request.config.stash[CLIENT] = client
-    why = client.probe()  # a misbehaving answer is for the tests; only no answer stops the run
+    why = preflight.reachable(client)  # what is wrong with an answer is for the tests
     if why:
         client.close()
         pytest.exit(f"target {target.base_url} cannot be reached: {why}", returncode=3)

@@ -124,8 +124,8 @@ class Collector:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         watch = self.config.pluginmanager.get_plugin("boardcert-exit-watch")
-        if watch is not None and watch.unreachable:
-            return
+        if watch is not None and (watch.unreachable or watch.returncode and not self.tests):
+            return  # stopped before any test (the preflight) or the target is gone
         report = _redactor(self.config).document(compliance.build(self.results(),
                                                                 self.run_facts()),
                                                  compliance.schema())

@@ -92,11 +92,13 @@ def test_a_short_key_leaves_every_report_valid_and_readable(tmp_path, key, suite
 
 def test_failing_run_shows_evidence_but_not_the_key(tmp_path):
     """Every request rejected (the server wants another key, ours comes from the
-    environment): non-conformant, with evidence and curl lines showing the key as ***."""
+    environment; --no-preflight, which would stop at the refused key): non-conformant, with
+    evidence and curl lines showing the key as ***."""
     out = tmp_path / "reports"
     with start(api_key="another-key-entirely") as server:
         result = boardcert("run", "--base-url", server.base_url, "--output", str(out),
-                           "--", "suites/test_users.py", env={"BOARDCERT_API_KEY": KEY})
+                           "--no-preflight", "--", "suites/test_users.py",
+                           env={"BOARDCERT_API_KEY": KEY})
     assert result.returncode == 1, result.stdout + result.stderr
     assert "boardcert: NON-CONFORMANT:" in result.stdout
     built = report.load(out)
@@ -111,7 +113,7 @@ def test_failing_run_shows_evidence_but_not_the_key(tmp_path):
 def test_target_lost_during_the_run_exits_3(tmp_path, monkeypatch, capsys):
     """The plugin's pytest.exit(returncode=3) (here: nothing listens, and the command's own
     check is skipped) ends the command with 3, and no report is written."""
-    monkeypatch.setattr(cli, "unreachable", lambda target: None)
+    monkeypatch.setattr(cli, "check_first", lambda target, only_reachable: None)
     out = tmp_path / "reports"
     code = cli.main(["run", "--base-url", f"http://127.0.0.1:{free_port()}", "--api-key", KEY,
                      "--output", str(out), "--", "suites/test_users.py"])
@@ -126,7 +128,7 @@ def test_target_lost_under_xdist_exits_3_once(tmp_path):
     result = boardcert("run", "--base-url", f"http://127.0.0.1:{free_port()}", "--output",
                        str(out), "--", "-n", "1", "suites/test_users.py",
                        env={"BOARDCERT_API_KEY": KEY},
-                       patch="cli.unreachable = lambda target: None")
+                       patch="cli.check_first = lambda target, only_reachable: None")
     assert result.returncode == 3, result.stdout + result.stderr
     assert result.stderr.count("cannot be reached") == 1, result.stderr
     assert not (out / "compliance.json").exists()

@@ -15,7 +15,7 @@ import pytest
 from hostile import apps, raw
 from hostile.servers import Servers
 
-from boardcert import cli, client
+from boardcert import cli, client, preflight
 from boardcert.client import BROKEN, TIMEOUT, TOO_LARGE, Client, retry_after
 from boardcert.config import Target, load_profile
 from boardcert.errors import ExchangeError
@@ -96,7 +96,7 @@ def test_client_turns_misbehaviour_into_evidence(servers, name):
     assert "request: GET http://127.0.0.1:" in text
     assert "reproduce: curl -sS -X GET" in text and "'x-api-key: ***'" in text.lower()
     assert KEY not in text
-    assert http.probe() is None  # it answers, however badly: not "unreachable"
+    assert preflight.reachable(http) is None  # it answers, however badly: not "unreachable"
     http.close()
 
 
@@ -127,9 +127,9 @@ def test_truncated_body_evidence_shows_what_arrived(servers):
 
 
 def test_unreachable_is_only_a_refused_connection(servers):
-    """probe() names why a closed port cannot be reached; a hanging server is reachable."""
-    assert "ConnectError" in make_client(servers.closed_port()).probe()
-    assert make_client(servers.raw(raw.hang)).probe() is None
+    """reachable() names why a closed port cannot be reached; a hanging server is reachable."""
+    assert "ConnectError" in preflight.reachable(make_client(servers.closed_port()))
+    assert preflight.reachable(make_client(servers.raw(raw.hang))) is None
 
 
 # --- 429 and the rate cap ------------------------------------------------------------------------
@@ -214,11 +214,13 @@ SEEN = {BROKEN: "request failed: ", TIMEOUT: "s timeout", TOO_LARGE: "byte cap"}
 
 @pytest.mark.parametrize("name", RUNS)
 def test_run_against_misbehaving_server_fails_with_evidence(pytester, servers, name, tmp_path):
-    """The users suite against a misbehaving server: it completes, writes its report, and
-    every test fails (none errors) with the last exchanges and a curl line showing ***."""
+    """The users suite against a misbehaving server (past the preflight, which would stop
+    most of them): it completes, writes its report, and every test fails (none errors) with
+    the last exchanges and a curl line showing ***."""
     start, expected = RUNS[name]
     report = tmp_path / "report"
-    result = run_suites(pytester, start(servers), USERS, f"--report-dir={report}", "-rf")
+    result = run_suites(pytester, start(servers), USERS, f"--report-dir={report}", "-rf",
+                        "--no-preflight")
     output = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in output
     result.assert_outcomes(failed=2)
@@ -269,7 +271,8 @@ def test_unreachable_target_through_boardcert_run(servers, capsys, tmp_path):
 def test_rate_limit_holds_for_a_whole_run(pytester, servers):
     """--rate-limit 10 through the plugin: the server sees requests 0.1 s apart."""
     recorder = apps.Recorder(apps.fixed(200, USERS_ME))
-    result = run_suites(pytester, servers.asgi(recorder), USERS, "--rate-limit", "10")
+    result = run_suites(pytester, servers.asgi(recorder), USERS, "--rate-limit", "10",
+                        "--no-preflight")
     result.assert_outcomes(passed=2)
     times = [hit.at for hit in recorder.hits]
     assert len(times) == 3  # the reachability probe and one request per test

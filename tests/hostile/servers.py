@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import socket
 import threading
 import time
 from collections.abc import Callable
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -88,6 +91,21 @@ class Servers:
         self._stops[f"http://127.0.0.1:{port}"] = stop
         return f"http://127.0.0.1:{port}"
 
+    def static(self, directory: Path) -> str:
+        """`python3 -m http.server` serving `directory`: HTML (and 404 pages) for all."""
+        handler = functools.partial(_QuietFiles, directory=str(directory))
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+
+        def stop() -> None:
+            server.shutdown()
+            server.server_close()
+            thread.join(timeout=5)
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        self._stops[url] = stop
+        return url
+
     def closed_port(self) -> str:
         """A base URL where nothing listens."""
         return f"http://127.0.0.1:{free_port()}"
@@ -99,6 +117,11 @@ class Servers:
         def note(conn: socket.socket, request: bytes, stopping: threading.Event) -> None:
             seen.append(time.monotonic())
         return self.raw(note), seen
+
+
+class _QuietFiles(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
 
 
 def _connection(conn: socket.socket, handler: RawHandler, stopping: threading.Event) -> None:

@@ -117,9 +117,13 @@ def build_parser() -> argparse.ArgumentParser:
     reqs.add_argument("--level", choices=requirements.LEVELS)
     reqs.set_defaults(command=cmd_requirements)
 
-    profile = sub.add_parser("profile", help="check a profile, or write a template (--init)")
+    profile = sub.add_parser("profile", help="check a profile, show it merged with the "
+                             "defaults (--show), or write a template (--init)")
     profile.add_argument("--init", action="store_true",
                          help="write a commented template profile to PATH (never overwrites)")
+    profile.add_argument("--show", action="store_true",
+                         help="print the profile a run uses: PATH laid over the defaults "
+                         "(spec/profiles/reference.yaml), as YAML")
     profile.add_argument("path", metavar="PATH", nargs="?",
                          help="the profile (with --init default: boardcert-profile.yaml)")
     profile.set_defaults(command=cmd_profile)
@@ -491,11 +495,13 @@ TEMPLATE_HEADER = """\
 # The interface leaves much "not shown": request bodies, where operation 27 takes entityId,
 # which plugin ids and codes are accepted. This file says what your server does there
 # (conformance policy, section 5). It starts as a copy of the bundled reference server's
-# profile: change what differs for your server, then
+# profile, which is also the default for every key you leave out: keep only what differs for
+# your server (null says "this server has none"), then
+#     boardcert profile --show THIS-FILE       # the profile a run uses, merged
 #     boardcert profile THIS-FILE              # check it
 #     boardcert run --profile THIS-FILE --base-url URL --api-key KEY
-# Validated against spec/profile.schema.json. A key that is absent (or null) turns the tests
-# that need it into "not assessed: <key>", never into failures.
+# Validated against spec/profile.schema.json. A key set to null turns the tests that need it
+# into "not assessed: <key>", never into failures.
 """
 
 
@@ -526,8 +532,21 @@ def cmd_profile(args: argparse.Namespace, extra: list[str]) -> int:
     except ConfigError as exc:
         error(str(exc))
         return EXIT_USAGE
-    print(f"boardcert: {profile.path}: a valid profile, name {profile.name!r}")
+    if args.show:
+        print(show_profile(profile), end="")
+        return EXIT_OK
+    print(f"boardcert: {profile.path or DEFAULT_PROFILE}: a valid profile, name "
+          f"{profile.name!r}")
     return EXIT_OK
+
+
+def show_profile(profile: Any) -> str:
+    """The merged profile as YAML, headed by where it came from."""
+    import yaml
+
+    source = f"{profile.path} laid over the defaults" if profile.path else "the defaults"
+    return (f"# boardcert profile {profile.name!r}: {source} (spec/profiles/reference.yaml)\n"
+            + yaml.safe_dump(profile.data, sort_keys=False, allow_unicode=True))
 
 
 def cmd_serve(args: argparse.Namespace, extra: list[str]) -> int:

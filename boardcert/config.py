@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,15 @@ from boardcert.errors import ConfigError
 from boardcert.paths import DEFAULT_PROFILE, PROFILE_SCHEMA
 
 PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+# Every "{placeholder}" a profile's bodies and entity_id may use (the suite fills them in); a
+# profile naming another is refused when it is loaded. Add a new one here, where its value is
+# built (plugin.py, properties.py, the suites' values()) and in spec/profiles/reference.yaml.
+PLACEHOLDERS = frozenset({
+    "name", "alias", "key", "value", "code", "project_id", "row_id", "column_id",
+    "other_column_id", "card_id", "card_ids", "row_ids", "column_ids", "after_card_id",
+    "before_card_id", "plugin_id", "entity_id"})
+TEMPLATED = ("bodies", "entity_id")  # the profile keys whose strings hold placeholders
+_SPELLED = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")  # what a user may mean as one: {cardId}
 
 
 class NotAssessed(Exception):
@@ -31,7 +42,8 @@ class Profile:
     """What the interface leaves open, for one server (conformance policy, section 5)."""
 
     data: dict[str, Any]
-    path: Path | None = None
+    path: Path | None = None  # the user's file; None: the defaults alone
+    sha256: str | None = None  # of the user's file
 
     @property
     def name(self) -> str:
@@ -80,21 +92,86 @@ def _value(name: str, values: dict[str, Any], where: str) -> Any:
 
 
 def load_profile(path: str | os.PathLike[str] | None = None) -> Profile:
-    """Read and validate a profile YAML; errors name the file and the bad key."""
-    path = Path(path) if path else DEFAULT_PROFILE
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"--profile {path}: cannot read it ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"--profile {path}: not valid YAML ({exc})") from None
-    if data is None:
-        data = {}
+    """The defaults (spec/profiles/reference.yaml) overlaid with the profile at `path`, which
+    names only what differs; validated, errors name the file and the bad key."""
+    data = _read(DEFAULT_PROFILE)
+    digest = None
+    if path:
+        path = Path(path)
+        mine = _read(path)
+        data = overlay(data, mine)
+        data["name"] = mine.get("name") or path.stem  # not "reference" for another server
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    where = path or DEFAULT_PROFILE
     schema = json.loads(PROFILE_SCHEMA.read_text(encoding="utf-8"))
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=str)
     if errors:
-        raise ConfigError(f"profile {path}: " + "; ".join(_describe(e) for e in errors[:5]))
-    return Profile(data, path)
+        raise ConfigError(f"profile {where}: " + "; ".join(_describe(e) for e in errors[:5]))
+    unknown = [f"key {key}: unknown placeholder {{{name}}}" for key, name in _placeholders(data)
+               if name not in PLACEHOLDERS]
+    if unknown:
+        raise ConfigError(f"profile {where}: " + "; ".join(unknown[:5]) +
+                          f" (known: {', '.join(sorted(PLACEHOLDERS))})")
+    return Profile(data, path or None, digest)
+
+
+def overlay(base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[str, Any]:
+    """`over` laid on `base`: mappings merge key by key; a list, a scalar or a request body
+    replaces (a body is one template, never a mix of two); null removes the key."""
+    merged = dict(base)
+    for key, value in over.items():
+        if value is None:
+            merged.pop(key, None)
+        elif (isinstance(value, dict) and isinstance(merged.get(key), dict)
+              and where != "bodies."):
+            merged[key] = overlay(merged[key], value, f"{where}{key}.")
+        else:
+            merged[key] = value
+    return merged
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--profile {path}: cannot read it ({exc.strerror})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--profile {path}: not valid YAML ({_yaml_problem(exc)})") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"--profile {path}: expected a mapping of profile keys at the top "
+                          f"level, got {type(data).__name__}")
+    return data
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """The parser's message with the line and column, without its `<unicode string>`."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    context = getattr(exc, "context", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+    return where + (f"{context}, {problem}" if context else problem)
+
+
+def _placeholders(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(dotted key, placeholder name) for every placeholder in the templated keys."""
+    def walk(value: Any, key: str) -> Iterator[tuple[str, str]]:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                yield from walk(v, f"{key}.{k}")
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                yield from walk(v, f"{key}.{i}")
+        elif isinstance(value, str):
+            for name in _SPELLED.findall(value):
+                yield key, name
+
+    for key in TEMPLATED:
+        if key in data:
+            yield from walk(data[key], key)
 
 
 def _describe(error: jsonschema.ValidationError) -> str:

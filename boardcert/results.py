@@ -151,7 +151,8 @@ class Collector:
             base_url=(target.base_url or None) if target else None,
             reference_server=not configured,
             profile_name=profile.name if profile else "unknown",
-            profile_path=str(profile.path) if profile and profile.path else None,
+            profile_path=profile.path.name if profile and profile.path else None,
+            profile_sha256=profile.sha256 if profile else None,
             profile_content=profile.data if profile else {},
             collection_errors=self.collection_errors,
         )

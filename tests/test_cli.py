@@ -3,6 +3,7 @@ writes, and that the API key appears in none of them nor on the console."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -88,6 +89,27 @@ def test_a_short_key_leaves_every_report_valid_and_readable(tmp_path, key, suite
     mask = Redactor([key])
     for text in [result.stdout, result.stderr, markdown, (out / "junit.xml").read_text()]:
         assert mask.text(text) == text  # the key stands alone nowhere
+
+
+def test_the_report_shows_the_merged_profile_and_names_only_the_users_file(tmp_path):
+    """A profile naming one key: the reports show the profile the run used (the defaults with
+    that key changed) and the file's name and SHA-256, never the directory it lives in."""
+    mine = tmp_path / "deep" / "acme.yaml"
+    mine.parent.mkdir()
+    mine.write_text("plugin_id: boardcert\nexchange_code: null\n")
+    out = tmp_path / "reports"
+    result = boardcert("run", "--profile", str(mine), "--output", str(out), "--",
+                       "suites/test_users.py")
+    built = report.load(out)
+    reference = yaml.safe_load(DEFAULT_PROFILE.read_text())
+    assert built["profile"] == {
+        "name": "acme", "path": "acme.yaml",
+        "sha256": hashlib.sha256(mine.read_bytes()).hexdigest(),
+        "content": {k: v for k, v in reference.items() if k != "exchange_code"} | {
+            "name": "acme"}}, result.stdout[-2000:]
+    for name in ("compliance.json", "compliance.md", "compliance.html"):
+        text = (out / name).read_text()
+        assert str(mine.parent) not in text and built["profile"]["sha256"] in text
 
 
 def test_failing_run_shows_evidence_but_not_the_key(tmp_path):

@@ -47,7 +47,7 @@ def run_facts() -> Run:
     profile = load_profile()
     return Run(started=started, finished=started + timedelta(seconds=42.5),
                base_url="http://127.0.0.1:8080", reference_server=False,
-               profile_name=profile.name, profile_path=str(profile.path),
+               profile_name=profile.name, profile_path=None,
                profile_content=profile.data)
 
 

@@ -81,9 +81,10 @@ class Run:
     base_url: str | None
     reference_server: bool
     profile_name: str
-    profile_path: str | None
-    profile_content: Mapping[str, Any]
+    profile_path: str | None  # the user's file name (never a directory); None: the defaults
+    profile_content: Mapping[str, Any]  # merged with the defaults
     collection_errors: list[dict[str, str]] = field(default_factory=list)
+    profile_sha256: str | None = None
 
 
 def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
@@ -99,7 +100,7 @@ def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
         "interface_version": INTERFACE_VERSION,
         "target": {"base_url": run.base_url, "reference_server": run.reference_server},
         "profile": {"name": run.profile_name, "path": run.profile_path,
-                    "content": dict(run.profile_content)},
+                    "sha256": run.profile_sha256, "content": dict(run.profile_content)},
         "started": _iso(run.started),
         "finished": _iso(run.finished),
         "duration_seconds": round((run.finished - run.started).total_seconds(), 3),

@@ -90,8 +90,7 @@ NOT_JSON: dict[str, Callable[[str], bytes]] = {
     "invalid-utf8": lambda name: b'{"name": "' + name.encode() + b'\xff\xfe"}',
     "not-a-number": lambda name: b'{"name": NaN}',
     "form-encoded": lambda name: f"name={name}".encode(),
-    "empty": lambda name: b"",
-}
+}  # not an empty body: that is no body, which a server may answer with defaults
 MALFORMED_OPS = (2, 5, 7, 15, 16)
 
 

@@ -219,6 +219,16 @@ async def _anchor_required(request: Request, forward: Forward) -> Response:
     return await forward(request)
 
 
+# --- no body: a record with a default name -----------------------------------------------------
+
+
+async def _default_name(request: Request, forward: Forward) -> Response:
+    if request.body.strip():
+        return await forward(request)
+    default = "Untitled project" if request.op == 2 else "Untitled card"
+    return await forward(request.but(json_body={"name": default}))
+
+
 def _variant(name: str, description: str, handler: Handler, profile: str | None = None,
              make: Any = None) -> Variant:
     return Variant(name, description, None, make or (lambda _key: handler), profile)
@@ -254,6 +264,8 @@ CONFORMANT: list[Variant] = [
              "accessTokens (the user record does not)", edit_answers(1, _tokens_in_other_records)),
     _variant("anchors-required", "ops 18 and 19 answer 422 without afterCardId or beforeCardId",
              on({18, 19}, _anchor_required)),
+    _variant("default-name-without-body", "ops 2 and 15 without a body create a record with a "
+             "default name", on({2, 15}, _default_name)),
     _variant("other-request-bodies", "ops 2, 18 and 21 name their body properties differently",
              on(set(RENAMED), _other_bodies), "other-request-bodies.yaml"),
 ]

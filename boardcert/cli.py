@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--read-only", action="store_true",
                      help="run only what changes nothing on the server (only GET is sent, "
                      "nothing is created); the rest is reported not assessed")
+    run.add_argument("--project-id", metavar="ID",
+                     help="with --read-only: an existing project to read with ops 3 and 6 "
+                     "(default: the currentProject of GET /users/me)")
     run.add_argument("--plan", action="store_true",
                      help="list what the run would call and create, and how it cleans up; "
                      "call nothing, start nothing, write no report")
@@ -166,6 +169,8 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     api_key = args.api_key or os.environ.get(KEY_ENV) or ""
     try:
         target = check_target(base_url, api_key, args.profile, args.request_timeout)
+        from boardcert.config import check_project_id
+        check_project_id(args.project_id, args.read_only)
         output = None if args.plan else output_directory(args.output)
         after = prepare_after_run(args)
     except ConfigError as exc:
@@ -277,7 +282,8 @@ def _pytest_setup() -> list[str]:
 
 def _passed_through(args: argparse.Namespace) -> list[str]:
     argv = []
-    for flag in ("base_url", "profile", "budget", "request_timeout", "rate_limit", "max_body"):
+    for flag in ("base_url", "profile", "budget", "request_timeout", "rate_limit", "max_body",
+                 "project_id"):
         value = getattr(args, flag)
         if value:
             argv.append(f"--{flag.replace('_', '-')}={value}")
@@ -332,11 +338,15 @@ def outcome(code: int, watch: _RunWatch, output: Path, strict: bool) -> int:
     except report.ReportError as exc:
         error(f"no compliance report was written (pytest exit status {code}): {exc}")
         return EXIT_FAILED
-    verdict = found["verdict"]
-    exit_code = EXIT_OK if verdict == "conformant" or (
-        verdict == "conformant with warnings" and not strict) else EXIT_FAILED
-    print(f"\nboardcert: {verdict.upper()}: {found['verdict_reason']} (exit {exit_code}"
-          f"{', --strict' if strict and verdict == 'conformant with warnings' else ''})")
+    verdict, smoke = found["verdict"], found.get("read_only")
+    if smoke:  # --read-only: its own verdict, never a certification
+        exit_code = EXIT_OK if smoke["passed"] else EXIT_FAILED
+        print(f"\nboardcert: {smoke['summary']} (exit {exit_code})")
+    else:
+        exit_code = EXIT_OK if verdict == "conformant" or (
+            verdict == "conformant with warnings" and not strict) else EXIT_FAILED
+        print(f"\nboardcert: {verdict.upper()}: {found['verdict_reason']} (exit {exit_code}"
+              f"{', --strict' if strict and verdict == 'conformant with warnings' else ''})")
     print(f"boardcert: reports in {output}/: compliance.html, compliance.md, compliance.json, "
           f"junit.xml, allure-results/")
     return exit_code

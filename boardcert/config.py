@@ -193,6 +193,7 @@ class Target:
     rate_limit: float | None = None
     max_body: int = 8 * 1024 * 1024
     read_only: bool = False
+    project_id: str | None = None  # --read-only: the existing project to read (ops 3 and 6)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -200,6 +201,11 @@ def check_base_url(value: str, flag: str = "--base-url") -> str:
     if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value or ""):
         raise ConfigError(f"{flag} {value!r}: expected an http:// or https:// URL")
     return value.rstrip("/")
+
+
+def check_project_id(project_id: str | None, read_only: bool) -> None:
+    if project_id is not None and not read_only:
+        raise ConfigError("--project-id is for --read-only runs (a full run makes its own)")
 
 
 def env(name: str) -> str | None:

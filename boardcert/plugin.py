@@ -21,7 +21,15 @@ import pytest
 from boardcert import plan, preflight, requirements
 from boardcert.api import Api, find_named
 from boardcert.client import Client, Exchange
-from boardcert.config import NotAssessed, Profile, Target, check_base_url, env, load_profile
+from boardcert.config import (
+    NotAssessed,
+    Profile,
+    Target,
+    check_base_url,
+    check_project_id,
+    env,
+    load_profile,
+)
 from boardcert.errors import ConfigError, UnreachableError
 from boardcert.ledger import Entry, Ledger
 
@@ -58,6 +66,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--read-only", action="store_true", default=False,
                     help="run only what changes nothing on the server: no request but GET, "
                     "nothing created")
+    group.addoption("--project-id", default=None, metavar="ID",
+                    help="with --read-only: an existing project to read with ops 3 and 6 "
+                    "(default: the currentProject of GET /users/me)")
     group.addoption("--plan", action="store_true", default=False,
                     help="list what the run would call and create, and how it cleans up; "
                     "call nothing")
@@ -73,6 +84,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "requirement(*ids, op=None): requirement ids checked")
     config.addinivalue_line("markers", "read_only: changes nothing on the server")
+    config.addinivalue_line("markers", "read_only_check: a check of the --read-only smoke "
+                            "run (deselected otherwise: a full run checks the same)")
     for number in range(1, 29):
         config.addinivalue_line("markers", f"op{number}: touches operation {number}")
     for req_id in requirements.catalogue():
@@ -117,8 +130,10 @@ def resolve_target(config: pytest.Config) -> Target:
     max_body = option.max_body if option.max_body is not None else Target.max_body
     if max_body <= 0:
         raise ConfigError("--max-body must be a positive number of bytes")
+    check_project_id(option.project_id, option.read_only)
     return Target(base_url=base_url, api_key=api_key, profile=profile, timeout=timeout,
-                  rate_limit=rate, max_body=max_body, read_only=option.read_only)
+                  rate_limit=rate, max_body=max_body, read_only=option.read_only,
+                  project_id=option.project_id or None)
 
 
 def _number(value: str, name: str) -> float:
@@ -234,6 +249,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     catalogue = requirements.catalogue()
+    if not config.stash[TARGET].read_only:
+        smoke = [i for i in items if i.get_closest_marker("read_only_check")]
+        if smoke:
+            config.hook.pytest_deselected(items=smoke)
+            items[:] = [i for i in items if i not in smoke]
     for item in items:
         ids, ops = requirement_ids(item), item_operations(item)
         unknown = [i for i in ids if i not in catalogue]
@@ -497,21 +517,21 @@ def board(make_project, make_row, make_column, make_card) -> Board:
 @pytest.fixture(scope="session")
 def readable_project(request: pytest.FixtureRequest, target: Target, api: Api) -> Made:
     """A project to read: the shared board's; under --read-only, where nothing may be created,
-    the project GET /users/me reports as currentProject, read with op 3 (not assessed when
-    there is none)."""
+    the one --project-id names, else the currentProject of GET /users/me (not assessed when
+    there is none), read with op 3 (its exchange is for the tests to judge)."""
     if not target.read_only:
         return request.getfixturevalue("board").project
-    me = api.call(1)
-    body = me.json() if me.status == 200 else None
-    current = body.get("currentProject") if isinstance(body, dict) else None
-    project_id = current.get("id") if isinstance(current, dict) else current
+    project_id: Any = target.project_id
+    if project_id is None:
+        me = api.call(1)
+        body = me.json() if me.status == 200 else None
+        current = body.get("currentProject") if isinstance(body, dict) else None
+        project_id = current.get("id") if isinstance(current, dict) else current
     if not isinstance(project_id, str | int) or isinstance(project_id, bool):
-        raise NotAssessed("--read-only (GET /users/me reports no currentProject to read)")
+        raise NotAssessed("--read-only (GET /users/me reports no currentProject to read; "
+                          "name one with --project-id)")
     exchange = api.call(3, projectId=str(project_id))
-    if exchange.status != 200:
-        raise NotAssessed(f"--read-only (op 3 on the currentProject {project_id} answered "
-                          f"{exchange.status})")
-    read = exchange.json()
+    read = exchange.json() if exchange.status == 200 and exchange.content else None
     name = read.get("name") if isinstance(read, dict) else None
     return Made(str(project_id), str(name or ""), read, None, exchange)
 

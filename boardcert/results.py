@@ -155,6 +155,7 @@ class Collector:
             profile_sha256=profile.sha256 if profile else None,
             profile_content=profile.data if profile else {},
             collection_errors=self.collection_errors,
+            read_only=bool(target and target.read_only),
         )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -229,7 +229,7 @@ def test_read_only_reads_the_current_project_or_is_not_assessed(pytester):
         none_yet = pytester.runpytest_inprocess(*args)
         none_yet.assert_outcomes(skipped=1)
         none_yet.stdout.fnmatch_lines(["*not assessed: --read-only (GET /users/me reports no "
-                                       "currentProject to read)*"])
+                                       "currentProject to read; name one with --project-id)*"])
         organization = app.state.store.me()["currentOrganization"]["id"]
         made = app.state.store.create_project(organization, "there before")["id"]
         found = pytester.runpytest_inprocess(*args)

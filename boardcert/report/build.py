@@ -85,6 +85,7 @@ class Run:
     profile_content: Mapping[str, Any]  # merged with the defaults
     collection_errors: list[dict[str, str]] = field(default_factory=list)
     profile_sha256: str | None = None
+    read_only: bool = False  # a --read-only smoke check, not a certification
 
 
 def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
@@ -94,7 +95,10 @@ def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
     ops = [operation_result(op, tests) for op in spec.operations().values()]
     observations = collect_observations(tests)
     verdict, reason = decide(reqs)
-    return {
+    smoke = read_only_result(reqs, tests) if run.read_only else None
+    if smoke:
+        reason = f"{smoke['summary']} ({reason[0].lower()}{reason[1:]})"
+    report = {
         "format": FORMAT,
         "suite": {"name": "boardcert", "version": __version__},
         "interface_version": INTERFACE_VERSION,
@@ -114,6 +118,23 @@ def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
         "collection_errors": list(run.collection_errors),
         "revision": revisions.compute(reqs),
     }
+    return report | ({"read_only": smoke} if smoke else {})
+
+
+def read_only_result(reqs: list[dict[str, Any]], tests: list[TestResult]) -> dict[str, Any]:
+    """The verdict of a --read-only run: its checks (the tests that ran) passed or failed."""
+    ran = [t for t in tests if t.outcome != "skipped"]
+    failed = [r["id"] for r in reqs if r["status"] == FAILED]
+    errored = [t.nodeid for t in tests if t.outcome == "error"]
+    if failed or errored:
+        what = _list(failed) if failed else f"a check errored: {errored[0]}"
+        summary = f"read-only checks failed: {what}"
+    elif not ran:
+        summary = "read-only checks failed: no check could run"
+    else:
+        summary = "read-only checks passed: not a certification"
+    return {"passed": bool(ran) and not failed and not errored, "summary": summary,
+            "checks": len(ran), "failed": failed}
 
 
 def requirement_result(req: Requirement, tests: list[TestResult]) -> dict[str, Any]:

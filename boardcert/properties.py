@@ -361,9 +361,22 @@ def _body_schema_shown(number: int) -> bool:
 def _schema_requirement(number: int, failure: Failure) -> str:
     schema_name = checks.response_schema(number) or ""
     removed = REMOVED_PROPERTY.get(schema_name)
-    if removed and "not" in list(getattr(failure, "schema_path", ())):  # not: {required: [..]}
+    path = list(getattr(failure, "schema_path", ()))
+    if removed and "not" in path:  # not: {required: [..]}
         return removed[1]
+    if schema_name == "Card" and path[-1:] == ["required"] and _lacks_only_card_records(failure):
+        return "CARD-PLUGINS-PROJECTS"
     return SCHEMA_REQUIREMENT.get(schema_name, "JSON-RESPONSES")
+
+
+def _lacks_only_card_records(failure: Failure) -> bool:
+    """A Card whose only missing required properties are plugins and projects."""
+    instance = getattr(failure, "instance", None)
+    if not isinstance(instance, dict):
+        return False
+    required = spec.document()["components"]["schemas"]["Card"]["required"]
+    missing = {name for name in required if name not in instance}
+    return bool(missing) and missing <= set(checks.CARD_RECORDS)
 
 
 def requirement_of(failure: Failure, number: int, case: CaseInfo, status: int) -> str | None:

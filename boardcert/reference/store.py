@@ -135,6 +135,10 @@ class _Project:
             "createdFlair": CREATED_FLAIR,
             "columns": [{"id": c, "name": names[c]} for c in card.column_ids],
             "metadata": [{"id": k, "value": v} for k, v in card.metadata.items()],
+            # Section 2, "Other records": card-returning responses carry plugins and projects
+            # (shapes not shown): the project's plugins, and the project the card is in.
+            "plugins": [{"id": plugin_id} for plugin_id in self.plugins],
+            "projects": [{"id": self.id, "name": self.name}],
         }
 
     def rows_view(self) -> list[JSON]:

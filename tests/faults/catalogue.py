@@ -138,6 +138,9 @@ def _integer_id(card: dict[str, Any]) -> None:
 CARDS = [
     fault("card-flair-missing", "CARD-URL-FLAIR", "Card answers lack createdFlair",
           _card_edit(lambda card: card.pop("createdFlair"))),
+    fault("card-without-plugins-projects", "CARD-PLUGINS-PROJECTS",
+          "Card answers lack the plugins and projects properties",
+          _card_edit(lambda card: [card.pop("plugins"), card.pop("projects")])),
     fault("card-url-null", "CARD-FIELD-TYPES", "Card answers carry url: null",
           _card_edit(_set("url", None))),
     fault("card-metadata-value-number", "CARD-FIELD-TYPES",

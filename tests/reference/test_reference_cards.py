@@ -7,8 +7,11 @@ import pytest
 
 
 def assert_card_shape(card: dict) -> None:
-    """The Card record of section 2, with every leaf a string."""
-    assert set(card) == {"id", "name", "url", "createdFlair", "columns", "metadata"}
+    """The Card record of section 2, with every leaf a string, and the plugins and projects
+    that card-returning responses carry (section 2, "Other records")."""
+    assert set(card) == {"id", "name", "url", "createdFlair", "columns", "metadata", "plugins",
+                         "projects"}
+    assert isinstance(card["plugins"], list) and isinstance(card["projects"], list)
     for key in ("id", "name", "url", "createdFlair"):
         assert isinstance(card[key], str), key
     for column in card["columns"]:
@@ -26,6 +29,14 @@ def test_create_card(client: httpx.Client, board, expect) -> None:
     assert card["columns"] == [{"id": column, "name": "done"}]
     assert board.order() == [*board.card_ids, card["id"]]
     assert board.card(card["id"]) == card
+
+
+def test_card_carries_plugins_and_projects(client: httpx.Client, board, expect) -> None:
+    """A Card answer carries the project's plugins and the project the card is in."""
+    expect.ok(client.post(f"{board.base}/plugins/boardcert", json={}))
+    card = expect.ok(client.patch(f"{board.base}/cards/{board.card_ids[0]}", json={"name": "p"}))
+    assert card["plugins"] == [{"id": "boardcert"}]
+    assert card["projects"] == [{"id": board.project_id, "name": board.project()["name"]}]
 
 
 def test_create_card_in_unknown_column(client: httpx.Client, board, expect) -> None:

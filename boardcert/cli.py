@@ -26,7 +26,7 @@ from boardcert.redact import Redactor, short_key_warning
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
 KEY_ENV = "BOARDCERT_API_KEY"
-REPORT_FILES = ("compliance.json", "compliance.md", "compliance.html", "junit.xml",
+REPORT_FILES = ("compliance.html", "compliance.md", "compliance.json", "badge.svg", "junit.xml",
                 "allure-results")
 # pytest options that take a value as the next argument (so that value is not a test path)
 _VALUE_OPTIONS = {"-k", "-m", "-p", "-c", "-o", "-n", "-W", "-r", "--ignore", "--ignore-glob",
@@ -117,7 +117,8 @@ def build_parser() -> argparse.ArgumentParser:
     report.set_defaults(command=cmd_report)
 
     reqs = sub.add_parser("requirements", help="list the requirement catalogue")
-    reqs.add_argument("--level", choices=requirements.LEVELS)
+    reqs.add_argument("--level", choices=requirements.LEVELS, type=str.upper,
+                      help="only this level (any case)")
     reqs.set_defaults(command=cmd_requirements)
 
     profile = sub.add_parser("profile", help="check a profile, show it merged with the "
@@ -171,6 +172,7 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
         target = check_target(base_url, api_key, args.profile, args.request_timeout)
         from boardcert.config import check_project_id
         check_project_id(args.project_id, args.read_only)
+        check_settings(args)
         output = None if args.plan else output_directory(args.output)
         after = prepare_after_run(args)
     except ConfigError as exc:
@@ -207,6 +209,7 @@ def check_target(base_url: str, api_key: str, profile: str | None,
                  request_timeout: float | None = None):
     """The target as the plugin will see it, checked here so that errors come first and
     plainly; None for the bundled reference server."""
+    from boardcert import config
     from boardcert.config import Target, check_base_url, load_profile
 
     loaded = load_profile(profile or os.environ.get("BOARDCERT_PROFILE"))
@@ -215,8 +218,17 @@ def check_target(base_url: str, api_key: str, profile: str | None,
     base_url = check_base_url(base_url)
     if not api_key:
         raise ConfigError(f"--api-key (or {KEY_ENV}) is required with --base-url")
-    timeout = request_timeout or float(os.environ.get("BOARDCERT_TIMEOUT") or 10)
+    timeout = config.request_timeout(request_timeout)
     return Target(base_url=base_url, api_key=api_key, profile=loaded, timeout=timeout)
+
+
+def check_settings(args: argparse.Namespace) -> None:
+    """--budget and the limits, checked here so that their errors read like the others."""
+    from boardcert.budget import parse_budget
+    from boardcert.config import check_limits, request_timeout
+
+    parse_budget(args.budget)
+    check_limits(request_timeout(args.request_timeout), args.rate_limit, args.max_body)
 
 
 def check_first(target: Any, only_reachable: bool) -> int | None:
@@ -347,8 +359,9 @@ def outcome(code: int, watch: _RunWatch, output: Path, strict: bool) -> int:
             verdict == "conformant with warnings" and not strict) else EXIT_FAILED
         print(f"\nboardcert: {verdict.upper()}: {found['verdict_reason']} (exit {exit_code}"
               f"{', --strict' if strict and verdict == 'conformant with warnings' else ''})")
-    print(f"boardcert: reports in {output}/: compliance.html, compliance.md, compliance.json, "
-          f"junit.xml, allure-results/")
+    written = [name + "/" * (output / name).is_dir() for name in REPORT_FILES
+               if (output / name).exists()]
+    print(f"boardcert: reports in {output}/: {', '.join(written)}")
     return exit_code
 
 
@@ -492,11 +505,15 @@ def cmd_report(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_requirements(args: argparse.Namespace, extra: list[str]) -> int:
-    for req in requirements.catalogue().values():
-        if args.level and req.level != args.level:
-            continue
-        ops = ",".join(map(str, req.operations))
-        print(f"{req.id:32} {req.level:6} §{req.section:5} ops {ops:20.20} {req.title}")
+    from boardcert.report.render import ranges
+
+    chosen = [req for req in requirements.catalogue().values()
+              if not args.level or req.level == args.level]
+    ops = {req.id: ranges(req.operations, sep=",", dash="-") for req in chosen}
+    width = max(map(len, ops.values()), default=0)
+    for req in chosen:
+        print(f"{req.id:32} {req.level:6} §{req.section:5} ops {ops[req.id]:{width}} "
+              f"{req.title}")
     return EXIT_OK
 
 

@@ -197,6 +197,27 @@ class Target:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def request_timeout(given: float | None) -> float:
+    """--request-timeout, else BOARDCERT_TIMEOUT, else 10 seconds."""
+    if given is not None:
+        return given
+    value = env("BOARDCERT_TIMEOUT") or "10"
+    try:
+        return float(value)
+    except ValueError:
+        raise ConfigError(f"BOARDCERT_TIMEOUT {value!r}: expected a number of seconds") from None
+
+
+def check_limits(timeout: float, rate_limit: float | None, max_body: int | None) -> None:
+    """Refuse settings no run can keep (the CLI checks them before pytest starts)."""
+    if timeout <= 0:
+        raise ConfigError("--request-timeout must be a positive number of seconds")
+    if rate_limit is not None and rate_limit <= 0:
+        raise ConfigError("--rate-limit must be a positive number of requests per second")
+    if max_body is not None and max_body <= 0:
+        raise ConfigError("--max-body must be a positive number of bytes")
+
+
 def check_base_url(value: str, flag: str = "--base-url") -> str:
     if not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value or ""):
         raise ConfigError(f"{flag} {value!r}: expected an http:// or https:// URL")

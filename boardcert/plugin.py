@@ -26,9 +26,11 @@ from boardcert.config import (
     Profile,
     Target,
     check_base_url,
+    check_limits,
     check_project_id,
     env,
     load_profile,
+    request_timeout,
 )
 from boardcert.errors import ConfigError, UnreachableError
 from boardcert.ledger import Entry, Ledger
@@ -117,30 +119,15 @@ def resolve_target(config: pytest.Config) -> Target:
         if not api_key:
             raise ConfigError("--api-key (or BOARDCERT_API_KEY) is required with --base-url")
     profile = load_profile(option.profile or env("BOARDCERT_PROFILE"))
-    timeout = option.request_timeout
-    if timeout is None:
-        timeout = _number(env("BOARDCERT_TIMEOUT") or "10", "BOARDCERT_TIMEOUT")
-    if timeout <= 0:
-        raise ConfigError("--request-timeout must be a positive number of seconds")
-    rate = option.rate_limit
-    if rate is not None and rate <= 0:
-        raise ConfigError("--rate-limit must be a positive number of requests per second")
+    timeout, rate = request_timeout(option.request_timeout), option.rate_limit
+    check_limits(timeout, rate, option.max_body)
     if rate and hasattr(config, "workerinput"):  # the cap is for the run: shared by workers
         rate /= int(config.workerinput.get("workercount", 1))
     max_body = option.max_body if option.max_body is not None else Target.max_body
-    if max_body <= 0:
-        raise ConfigError("--max-body must be a positive number of bytes")
     check_project_id(option.project_id, option.read_only)
     return Target(base_url=base_url, api_key=api_key, profile=profile, timeout=timeout,
                   rate_limit=rate, max_body=max_body, read_only=option.read_only,
                   project_id=option.project_id or None)
-
-
-def _number(value: str, name: str) -> float:
-    try:
-        return float(value)
-    except ValueError:
-        raise ConfigError(f"{name} {value!r}: expected a number of seconds") from None
 
 
 class SharedReference:

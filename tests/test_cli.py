@@ -14,7 +14,7 @@ import pytest
 import yaml
 from test_report import sample_report
 
-from boardcert import cli, report
+from boardcert import cli, report, requirements
 from boardcert.config import load_profile
 from boardcert.paths import DEFAULT_PROFILE, ROOT, SUITES
 from boardcert.redact import Redactor
@@ -53,6 +53,8 @@ def test_run_writes_every_report_and_never_the_key(tmp_path):
     assert "boardcert: INCOMPLETE:" in result.stdout
     assert f"reports in {out}/" in result.stdout
     assert "PytestAssertRewriteWarning" not in result.stdout + result.stderr
+    assert (f"reports in {out}/: compliance.html, compliance.md, compliance.json, badge.svg, "
+            "junit.xml, allure-results/") in result.stdout
     built = report.load(out)  # validated against spec/compliance.schema.json
     assert built["target"] == {"base_url": server.base_url, "reference_server": False}
     assert {t["outcome"] for t in built["tests"]} == {"passed"}
@@ -190,6 +192,21 @@ def test_usage_errors_exit_2(argv, monkeypatch, capsys):
     assert capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--budget", "fast"], "--budget 'fast': expected quick"),
+    (["--budget", "0"], "--budget '0'"),
+    (["--request-timeout", "0"], "--request-timeout must be a positive"),
+    (["--rate-limit", "-1"], "--rate-limit must be a positive"),
+    (["--max-body", "0"], "--max-body must be a positive")])
+def test_bad_settings_are_usage_errors_like_the_others(argv, message, tmp_path, capsys):
+    """A bad --budget or limit is refused before pytest starts, worded like every other usage
+    error (`boardcert: error: ...`), with exit 2 and no report."""
+    assert cli.main(["run", *argv, "--output", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"boardcert: error: {message}") and "ERROR:" not in err
+    assert not (tmp_path / "o").exists()
+
+
 def test_a_pytest_usage_error_exits_2(tmp_path, capsys):
     assert cli.main(["run", "--output", str(tmp_path / "o"), "--", "--no-such-pytest-flag"]) == 2
     assert "--no-such-pytest-flag" in capsys.readouterr().err
@@ -282,3 +299,27 @@ def test_requirements_lists_the_catalogue(capsys):
     assert cli.main(["requirements", "--level", "MUST"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines and all(" MUST " in line for line in lines)
+
+
+@pytest.mark.parametrize("level", ["must", "Should", "INFO"])
+def test_requirements_level_is_case_insensitive(level, capsys):
+    """--level must, Should and INFO each list that level only."""
+    assert cli.main(["requirements", "--level", level]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(f" {level.upper()} " in line for line in lines)
+
+
+def test_requirements_show_every_operation_number_whole(capsys):
+    """The operations column holds every operation of each requirement, none cut short, and
+    the titles still line up."""
+    assert cli.main(["requirements"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    catalogue = requirements.catalogue()
+    assert len(lines) == len(catalogue)
+    for line in lines:
+        req_id, ops = line.split()[0], line.split(" ops ")[1].split()[0]
+        shown = [n for part in ops.split(",") for n in (
+            range(int(part.split("-")[0]), int(part.split("-")[1]) + 1) if "-" in part
+            else [int(part)])]
+        assert shown == sorted(catalogue[req_id].operations), line
+    assert len({len(line) - len(catalogue[line.split()[0]].title) for line in lines}) == 1

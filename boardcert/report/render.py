@@ -6,6 +6,7 @@ The HTML is one self-contained file: its CSS and JavaScript are inline, it loads
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import cache
 from typing import Any
 
@@ -101,7 +102,7 @@ def exchanges(evidence: str) -> list[dict[str, str]]:
     return found
 
 
-def ranges(numbers: list[int]) -> str:
+def ranges(numbers: Iterable[int], sep: str = ", ", dash: str = "–") -> str:
     """Operation numbers, runs shortened: [1, 2, 3, 5] -> "1–3, 5"."""
     runs: list[list[int]] = []
     for n in sorted(numbers):
@@ -109,7 +110,8 @@ def ranges(numbers: list[int]) -> str:
             runs[-1].append(n)
         else:
             runs.append([n])
-    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
+    return sep.join(f"{r[0]}{dash}{r[-1]}" if len(r) > 2 else sep.join(map(str, r))
+                    for r in runs)
 
 
 def markdown_cell(value: Any) -> str:

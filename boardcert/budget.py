@@ -1,0 +1,47 @@
+"""Budgets (`--budget quick|standard|thorough|N`) and the fixed Hypothesis seed: how hard
+schemathesis tries. Light to import (the CLI checks --budget before pytest starts)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from boardcert.errors import ConfigError
+
+DEFAULT_SEED = 20240618  # the date of the interface's last dated change
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How hard schemathesis tries: `--budget quick|standard|thorough|N`."""
+
+    name: str
+    max_examples: int  # fuzzed cases per operation
+    coverage: bool  # schemathesis's deterministic boundary cases (25000/25001, types, ...)
+    shrink: bool  # minimise a failing case (costs requests)
+    scenarios: int  # stateful scenarios
+    steps: int  # calls per scenario, at most
+
+    def describe(self) -> str:
+        phases = "coverage + fuzzing" if self.coverage else "fuzzing"
+        return (f"{self.name}: {phases}, {self.max_examples} fuzzed cases per operation, "
+                f"{self.scenarios} stateful scenarios of up to {self.steps} calls")
+
+
+BUDGETS = {
+    "quick": Budget("quick", 4, coverage=False, shrink=False, scenarios=6, steps=5),
+    "standard": Budget("standard", 10, coverage=True, shrink=True, scenarios=20, steps=6),
+    "thorough": Budget("thorough", 100, coverage=True, shrink=True, scenarios=100, steps=10),
+}
+
+
+def parse_budget(value: str | None) -> Budget:
+    """The budget of `--budget`; None is standard; a number N means N examples per operation."""
+    if value is None or value == "":
+        return BUDGETS["standard"]
+    if value in BUDGETS:
+        return BUDGETS[value]
+    if value.isdigit() and int(value) > 0:
+        n = int(value)
+        return Budget(value, n, coverage=True, shrink=True, scenarios=max(5, n), steps=6)
+    raise ConfigError(f"--budget {value!r}: expected quick, standard, thorough or a positive "
+                      "number of examples per operation")

@@ -198,6 +198,8 @@ def operation_number(case: Any) -> int | None:
 #   content_type_conformance     JSON-RESPONSES, on the 200s whose body the interface shows;
 #                                a +json media type is JSON and is not a failure here.
 #   response_schema_conformance  the requirement of the 200 schema (SCHEMA_REQUIREMENT).
+#   boardcert_json_payload       JSON-RESPONSES on the 2xx of operations whose response is not
+#                                shown (4, 21, 22, 25-27): no body, or one that parses as JSON.
 #   boardcert_key_required       AUTH-KEY-REQUIRED, in place of schemathesis's ignored_auth (which
 #                                wants 401 or 403): after a 2xx of a listed operation, the same
 #                                request without the key and with a wrong key must get a 4xx,
@@ -291,15 +293,33 @@ def key_required(timeout: float) -> Callable[..., None]:
 
 
 KEY_CHECK = "boardcert_key_required"
+
+
+def json_payload(ctx: Any, response: Any, case: Any) -> None:
+    """JSON-RESPONSES where the interface does not show the response: "All payloads are JSON",
+    so a 2xx body, if there is one, parses as JSON."""
+    content = response.content or b""
+    if not 200 <= response.status_code < 300 or not content.strip():
+        return
+    try:
+        json.loads(content)
+    except (ValueError, RecursionError):
+        kind = response.headers.get("content-type", ["no content type"])[0]
+        raise AssertionError(f"the body ({kind}) is not JSON: All payloads are JSON") from None
+
+
+JSON_CHECK = "boardcert_json_payload"
+json_payload.__name__ = json_payload.__qualname__ = JSON_CHECK
+CHECK_REQUIREMENT = {KEY_CHECK: "AUTH-KEY-REQUIRED", JSON_CHECK: "JSON-RESPONSES"}
 BOARDCERT_CHECKS = {f"boardcert_{c.name}": (_register(c), c.requirement) for c in checks.CHECKS}
 
 
 def requirement_ids(number: int, negative: bool = True) -> list[str]:
     """What the checks run on an operation's responses prove (never an INFO requirement)."""
-    ids = ["NO-SERVER-ERROR", "SUCCESS-STATUS-200"]
+    ids = ["NO-SERVER-ERROR", "SUCCESS-STATUS-200", "JSON-RESPONSES"]
     schema_name = checks.response_schema(number)
     if schema_name:
-        ids += ["JSON-RESPONSES", SCHEMA_REQUIREMENT[schema_name]]
+        ids.append(SCHEMA_REQUIREMENT[schema_name])
         if schema_name in REMOVED_PROPERTY:
             ids.append(REMOVED_PROPERTY[schema_name][1])
         ids += [c.requirement for c in checks.checks_for(number) if c.requirement not in ids]
@@ -344,8 +364,8 @@ def requirement_of(failure: Failure, number: int, case: CaseInfo, status: int) -
     kind = type(failure).__name__
     if isinstance(failure, CustomFailure):
         name = re.search(r"`?(boardcert_\w+)`?", failure.title)
-        if name and name.group(1) == KEY_CHECK:
-            return "AUTH-KEY-REQUIRED"
+        if name and name.group(1) in CHECK_REQUIREMENT:
+            return CHECK_REQUIREMENT[name.group(1)]
         return BOARDCERT_CHECKS[name.group(1)][1] if name else None
     if kind in ("ServerError", "ContentTypeServerError"):
         return "NO-SERVER-ERROR"
@@ -801,6 +821,8 @@ class Arena:
         found = [not_a_server_error, status_code_conformance]
         if checks.response_schema(number):
             found += [content_type_conformance, response_schema_conformance]
+        else:
+            found.append(json_payload)
         found += [BOARDCERT_CHECKS[f"boardcert_{c.name}"][0] for c in checks.checks_for(number)]
         if spec.operation(number).auth_required and number not in self._auth_confirmed:
             found.append(self.key_check)  # two probes per operation are enough

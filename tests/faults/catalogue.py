@@ -616,6 +616,16 @@ async def _text_plain(request: Request, forward: Forward) -> Response:
     return Response(response.status, response.body, {"content-type": "text/plain"})
 
 
+def _answers_text(text: str, content_type: str = "text/plain") -> Any:
+    """The operation is carried out, and its 200 answer is `text`, not JSON."""
+    async def fn(request: Request, forward: Forward) -> Response:
+        response = await forward(request)
+        if response.status != 200:
+            return response
+        return Response(200, text.encode(), {"content-type": content_type})
+    return fn
+
+
 ERRORS_AND_CREATION = [
     fault("malformed-json-500", "REJECT-MALFORMED-JSON",
           "a body that is not JSON crashes the server (500)", _malformed_500),
@@ -626,6 +636,12 @@ ERRORS_AND_CREATION = [
           on(15, _creates_before_validating)),
     fault("project-text-plain", "JSON-RESPONSES",
           "op 3 serves its JSON as text/plain", on(3, _text_plain)),
+    fault("metadata-add-answers-text", "JSON-RESPONSES",
+          "op 21 (response not shown) answers the plain text 'metadata saved'",
+          on(21, _answers_text("metadata saved"))),
+    fault("plugin-data-put-answers-html", "JSON-RESPONSES",
+          "op 25 (response not shown) answers an HTML page", on(25, _answers_text(
+              "<html><body>stored</body></html>", "text/html"))),
     fault("project-create-ignores-name", "PROJECT-CREATE",
           "op 2 names every project 'Untitled project'",
           edit_requests(2, lambda body: {**body, "name": "Untitled project"})),

@@ -2,7 +2,7 @@
 
 Each check reads the shape it enforces from spec/openapi.yaml (the 200 response schema of the
 operation) and names the requirement it proves. A check returns the problems it found, as
-sentences; `assert_ok` turns them into one failure message with the evidence.
+sentences; `assert_ok` turns them into one `Violation` naming each broken requirement.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from boardcert import spec
+from boardcert.errors import Violation
 
 PROJECT_FIELDS = ("id", "name", "createdAt", "updatedAt", "rows", "cards", "plugins")
 
@@ -169,9 +170,12 @@ def problems(number: int, body: Any, requirement: str | None = None) -> list[tup
     return [(c, p) for c in checks_for(number, requirement) for p in c.problems(body)]
 
 
-def assert_ok(number: int, body: Any, evidence: str = "", requirement: str | None = None) -> None:
-    """Fail with every problem of an operation's 200 response body, and the evidence."""
+def assert_ok(number: int, body: Any, evidence: Any = None, requirement: str | None = None) -> None:
+    """Fail with every problem of an operation's 200 response body and the requirements they
+    break; `evidence` is the exchange (a text, as older suites pass, is left out: the test's
+    last exchanges are shown instead)."""
     found = problems(number, body, requirement)
     if found:
-        lines = [f"[{c.requirement}] {p}" for c, p in found]
-        raise AssertionError("\n".join(lines) + (f"\n{evidence}" if evidence else ""))
+        exchanges = [evidence] if hasattr(evidence, "as_dict") else []
+        raise Violation("\n".join(f"[{c.requirement}] {p}" for c, p in found),
+                        [c.requirement for c, _ in found], exchanges)

@@ -362,6 +362,11 @@ def outcome(code: int, watch: _RunWatch, output: Path, strict: bool) -> int:
     written = [name + "/" * (output / name).is_dir() for name in REPORT_FILES
                if (output / name).exists()]
     print(f"boardcert: reports in {output}/: {', '.join(written)}")
+    bugs = len(found.get("boardcert_errors", []))
+    if bugs:
+        print(f"boardcert: {bugs} error{'s' if bugs != 1 else ''} inside boardcert: a bug in "
+              "boardcert, not something the server did (its requirements are not assessed; "
+              "see \"Errors inside boardcert\" in compliance.md)")
     return exit_code
 
 

@@ -29,7 +29,7 @@ import httpcore  # noqa: F401 - see below
 import httpx
 
 from boardcert.config import NotAssessed, Target
-from boardcert.errors import ExchangeError
+from boardcert.errors import ExchangeError, Violation
 from boardcert.redact import MASK, Redactor
 
 # httpx imports httpcore on its first client and keeps httpcore's exception classes from
@@ -80,7 +80,7 @@ class Exchange:
         try:
             return json.loads(self.content)
         except (ValueError, RecursionError):
-            raise AssertionError(f"response body is not JSON\n{self.evidence()}") from None
+            raise Violation("response body is not JSON", exchanges=[self]) from None
 
     @property
     def curl(self) -> str:
@@ -96,24 +96,13 @@ class Exchange:
         return " ".join(shlex.quote(p) for p in parts)
 
     def evidence(self) -> str:
-        lines = [f"request: {self.method} {self.url}"]
-        if self.request_body is not None:
-            lines.append(f"  body: {_shorten(self.request_body.decode('utf-8', 'replace'))}")
-        retry = f", retry {self.attempt - 1} of {MAX_RETRIES} after 429" if self.attempt > 1 \
-            else ""
-        if self.status is None:
-            lines.append(f"response: none ({self.error})")
-        else:
-            shown_type = self.redactor.header(self.content_type)
-            lines.append(f"response: {self.status} ({shown_type or 'no content type'}, "
-                         f"{len(self.content)} bytes, {self.elapsed * 1000:.0f} ms{retry})")
-            if self.error:
-                lines.append(f"  then: {self.error}")
-            lines.append(f"  body: {_shorten(self.redactor.body(self.text))}")
-        lines.append(f"reproduce: {self.curl}")
-        return "\n".join(lines)
+        """The exchange as text (request, response, curl line), as the reports show it."""
+        from boardcert.report.render import exchange_text
+
+        return exchange_text(self.as_dict())
 
     def as_dict(self) -> dict[str, Any]:
+        """The exchange as data: what a failure carries to the report (key already ***)."""
         return {
             "method": self.method,
             "url": self.url,
@@ -123,8 +112,12 @@ class Exchange:
             "status": self.status,
             "response_headers": {k: self.redactor.header(v) for k, v in self.headers.items()},
             "response_body": _shorten(self.redactor.body(self.text)),
+            "response_bytes": len(self.content),
             "elapsed_ms": round(self.elapsed * 1000, 1),
             "error": self.error,
+            "failure": self.failure,
+            "attempt": self.attempt,
+            "max_retries": MAX_RETRIES,
             "curl": self.curl,
         }
 
@@ -244,7 +237,7 @@ class Client:
             exchange.elapsed = time.perf_counter() - started
             self.refused = self.refused + 1 if exchange.failure == CONNECT else 0
         if exchange.error:
-            raise ExchangeError(f"request failed: {exchange.error}\n{exchange.evidence()}")
+            raise ExchangeError(f"request failed: {exchange.error}", exchanges=[exchange])
         return exchange
 
     def _exchange(self, request: httpx.Request, exchange: Exchange, started: float) -> None:

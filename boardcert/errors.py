@@ -2,11 +2,23 @@
 
     BoardcertError
     ├── ConfigError          a flag, environment variable or profile key is wrong (exit 2)
-    ├── UnreachableError     the target cannot be reached at all (exit 3)
-    └── ExchangeError        one request failed at the transport level (a test failure)
+    └── UnreachableError     the target cannot be reached at all (exit 3)
+    AssertionError
+    └── Violation            the server broke a requirement (a test failure); carries the ids of
+        │                    the requirements it breaks and the exchanges that show it
+        ├── ExchangeError    one request got no usable response (timeout, reset, oversized body)
+        └── PropertyViolation (boardcert.properties) a generated request got an answer the
+                             interface does not allow; one subclass per requirement
+
+A failure is data: the report reads `requirements` and `exchanges`, never the message. Any
+other exception in a test (a KeyError, a TypeError, a Hypothesis error) is boardcert's own
+error, reported as a bug in boardcert, never as something the server did.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
 
 
 class BoardcertError(Exception):
@@ -21,5 +33,31 @@ class UnreachableError(BoardcertError):
     """The target answers nothing at all."""
 
 
-class ExchangeError(BoardcertError, AssertionError):
+class Violation(AssertionError):
+    """A check about the server failed.
+
+    `requirements`: the ids it breaks (none: it counts against the test's requirements);
+    `exchanges`: the evidence, as `Exchange.as_dict()` dicts (key already redacted)."""
+
+    traceback = True  # pytest shows where it was raised; False: the message alone says it all
+
+    def __init__(self, message: str, requirements: Iterable[str] = (),
+                 exchanges: Iterable[Any] = ()) -> None:
+        super().__init__(message)
+        self.requirements: tuple[str, ...] = tuple(dict.fromkeys(requirements))
+        self.exchanges: list[dict[str, Any]] = [
+            e.as_dict() if hasattr(e, "as_dict") else dict(e) for e in exchanges]
+
+
+class ExchangeError(Violation):
     """A request got no usable response (timeout, reset, oversized body); carries evidence."""
+
+
+def violations(exc: BaseException) -> list[Violation]:
+    """The violations an exception is or holds (an exception group's, at any depth)."""
+    if isinstance(exc, Violation):
+        return [exc]
+    if isinstance(exc, BaseExceptionGroup):
+        return [v for inner in exc.exceptions for v in violations(inner)]
+    return []
+

@@ -1,5 +1,6 @@
-"""Assertions of the suites, each failing with the requirement, what was expected, what came
-back, and the evidence (request, response, curl line with the key as ***)."""
+"""Assertions of the suites. Each fails with a `Violation` that names the requirement and
+carries the exchange (request, response, curl line with the key as ***) as data; the message
+says what was expected and what came back."""
 
 from __future__ import annotations
 
@@ -7,15 +8,14 @@ from typing import Any
 
 from boardcert import checks
 from boardcert.client import Exchange
+from boardcert.errors import Violation
 
 
 def fail(requirement: str, expected: str, exchange: Exchange | None = None, got: str = "") -> None:
     message = f"[{requirement}] expected {expected}"
     if got or exchange is not None:
         message += f"; got {got or _status(exchange)}"
-    if exchange is not None:
-        message += f"\n{exchange.evidence()}"
-    raise AssertionError(message)
+    raise Violation(message, [requirement], [exchange] if exchange is not None else [])
 
 
 def _status(exchange: Exchange | None) -> str:
@@ -36,7 +36,7 @@ def shaped(exchange: Exchange, number: int, requirement: str | None = None,
            status_requirement: str = "SUCCESS-STATUS-200") -> Any:
     """Like `success`, then every check of the operation's response (or of one requirement)."""
     body = success(exchange, number, status_requirement)
-    checks.assert_ok(number, body, exchange.evidence(), requirement)
+    checks.assert_ok(number, body, exchange, requirement)
     return body
 
 

@@ -1,5 +1,5 @@
 """The boardcert pytest plugin: target options, the client, the ledger, requirement markers,
-factories, "not assessed" results and evidence on failures.
+factories and each test's exchanges (boardcert.failures turns a test's exception into data).
 
 Loaded by the root conftest.py. Reads top-down: options, configuration, collection, fixtures,
 reporting.
@@ -32,7 +32,7 @@ from boardcert.config import (
     load_profile,
     request_timeout,
 )
-from boardcert.errors import ConfigError, UnreachableError
+from boardcert.errors import ConfigError, UnreachableError, Violation
 from boardcert.ledger import Entry, Ledger
 
 TARGET = pytest.StashKey[Target]()
@@ -40,11 +40,11 @@ LEDGERS = pytest.StashKey[list[Ledger]]()
 LEFT_BEHIND = pytest.StashKey[list[str]]()  # what clean-up could not delete
 WORKER_TARGET = "boardcert_target"  # workerinput key: the controller's reference server
 LOG_START = pytest.StashKey[tuple[Client | None, int]]()  # the client's log length at set-up
-EVIDENCE_SHOWN = 4  # exchanges shown with a failure
 READ_ONLY_SKIP = "not assessed: --read-only (this test changes the server)"
 CLIENT = pytest.StashKey[Client]()  # the session's client, once made
 PREFLIGHT_NOTES = pytest.StashKey[list[str]]()
-pytest_plugins = ["boardcert.results",  # the compliance report and allure labels
+pytest_plugins = ["boardcert.failures",  # a test's exception as data (requirements, evidence)
+                  "boardcert.results",  # the compliance report and allure labels
                   "boardcert.properties"]  # --budget, the Hypothesis seed, schemathesis items
 
 
@@ -419,8 +419,8 @@ def row_name_property(api: Api, profile: Profile, make_project) -> str:
 
 def _created(exchange: Exchange, what: str, number: int) -> Any:
     if exchange.status != 200:
-        raise AssertionError(f"could not create a {what} for the test (op {number} answered "
-                             f"{exchange.status}, expected 200)\n{exchange.evidence()}")
+        raise Violation(f"could not create a {what} for the test (op {number} answered "
+                        f"{exchange.status}, expected 200)", exchanges=[exchange])
     return exchange.json()
 
 
@@ -432,7 +432,7 @@ def make_project(api: Api, ledger: Ledger, organization_id: str) -> Callable[...
                             json=api.body("create_project", name=name))
         body = _created(exchange, "project", 2)
         if not isinstance(body, dict) or "id" not in body:
-            raise AssertionError(f"op 2 answered no top-level id\n{exchange.evidence()}")
+            raise Violation("op 2 answered no top-level id", exchanges=[exchange])
         entry = ledger.add("project", projectId=str(body["id"]))
         return Made(str(body["id"]), name, body, entry, exchange)
     return make
@@ -475,7 +475,7 @@ def make_card(api: Api, ledger: Ledger) -> Callable[..., Made]:
                             json=api.body("create_card", name=name))
         body = _created(exchange, "card", 15)
         if not isinstance(body, dict) or "id" not in body:
-            raise AssertionError(f"op 15 answered no card id\n{exchange.evidence()}")
+            raise Violation("op 15 answered no card id", exchanges=[exchange])
         entry = ledger.add("card", project.entry, projectId=project.id, cardId=str(body["id"]))
         return Made(str(body["id"]), name, body, entry, exchange)
     return make
@@ -534,12 +534,14 @@ def fresh_board(make_project, make_row, make_column, make_card) -> Board:
 
 
 @pytest.fixture
-def observe(request: pytest.FixtureRequest) -> Callable[[str, str], None]:
-    """Record an observation (INFO) for the report: observe("ROW-NAME-PROPERTY-CHOICE", text)."""
-    def record(requirement: str, text: str) -> None:
+def observe(request: pytest.FixtureRequest) -> Callable[..., None]:
+    """Record an observation (INFO) for the report: observe("ROW-NAME-PROPERTY-CHOICE", text);
+    `security=True` flags it as one that matters for security."""
+    def record(requirement: str, text: str, security: bool = False) -> None:
         if requirement not in requirements.catalogue():
             raise ValueError(f"unknown requirement {requirement}")
-        request.node.user_properties.append(("observation", f"{requirement}: {text}"))
+        name = "security_observation" if security else "observation"
+        request.node.user_properties.append((name, f"{requirement}: {text}"))
     return record
 
 
@@ -605,27 +607,14 @@ class LeftBehind:
             for what in left:
                 terminalreporter.write_line(f"  {what}")
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
-    report = yield
-    if call.excinfo is not None and call.excinfo.errisinstance(NotAssessed):
-        report.outcome = "skipped"
-        report.longrepr = (str(item.path), item.location[1] or 0, str(call.excinfo.value))
-    elif report.failed:
-        exchanges = _exchanges_of(item)
-        if exchanges:
-            shown = "\n\n".join(e.evidence() for e in exchanges[-EVIDENCE_SHOWN:])
-            report.sections.append(("boardcert: last exchanges", shown))
-            report.user_properties.append(("evidence", shown))
-    return report
-
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     client = item.config.stash.get(CLIENT, None)
     item.stash[LOG_START] = (client, len(client.log) if client is not None else 0)
 
 
-def _exchanges_of(item: pytest.Item) -> list[Exchange]:
+def exchanges_of(item: pytest.Item) -> list[Exchange]:
+    """The exchanges of the test so far (of its set-up, for a session fixture's first use)."""
     current = item.config.stash.get(CLIENT, None)
     if current is None:
         return []

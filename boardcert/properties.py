@@ -43,12 +43,12 @@ from schemathesis.specs.openapi.checks import (
 from boardcert import checks, requirements, spec
 from boardcert.api import Api, ids_in_order, walk
 from boardcert.budget import BUDGETS, DEFAULT_SEED, Budget, parse_budget
-from boardcert.client import KEY_HEADER
+from boardcert.client import KEY_HEADER, Exchange
 from boardcert.config import NotAssessed, Profile, Target, fill
-from boardcert.errors import ConfigError
+from boardcert.errors import ConfigError, Violation
 from boardcert.ledger import Entry, Ledger
 from boardcert.paths import OPENAPI, SUITES
-from boardcert.redact import MASK, Redactor
+from boardcert.redact import Redactor
 
 
 @dataclass
@@ -63,7 +63,6 @@ class _Run:
 
 RUN = _Run()
 SEED_OPTION = "hypothesis_seed"  # dest of Hypothesis's own --hypothesis-seed
-EVIDENCE_SECTION = "boardcert: last exchanges"  # boardcert.plugin's report section
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -95,34 +94,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     return [f"boardcert: hypothesis seed {RUN.seed}; reproduce with --hypothesis-seed {RUN.seed}",
             f"boardcert: schemathesis budget {RUN.budget.describe()}"]
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
-    """A failure of the property tests is shown as its message: operation, check, requirement,
-    response and curl (the traceback through schemathesis and Hypothesis says nothing more)."""
-    report = yield
-    if report.failed and call.excinfo is not None:
-        found = list(_violations(call.excinfo.value))
-        if found:
-            text = "\n\n".join(str(v) for v in found)
-            if not isinstance(call.excinfo.value, PropertyViolation):
-                text = f"{type(call.excinfo.value).__name__}: {call.excinfo.value}\n\n{text}"
-            report.longrepr = text
-            # The plugin's evidence is the boardcert client's last exchanges: here the arena's
-            # set-up calls. The violation carries the exchange that failed.
-            report.sections = [s for s in report.sections if s[0] != EVIDENCE_SECTION]
-            report.user_properties = [p for p in report.user_properties if p[0] != "evidence"]
-            report.user_properties.append(("evidence", text))
-    return report
-
-
-def _violations(exc: BaseException) -> Any:
-    if isinstance(exc, PropertyViolation):
-        yield exc
-    elif isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            yield from _violations(inner)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -397,8 +368,10 @@ def _check_name(failure: Failure) -> str:
     return failure.checks[0] if failure.checks else type(failure).__name__
 
 
-class PropertyViolation(AssertionError):
+class PropertyViolation(Violation):
     """A generated request got an answer the interface does not allow."""
+
+    traceback = False  # through schemathesis and Hypothesis: the message says it all
 
 
 @cache
@@ -858,14 +831,23 @@ class Arena:
             lines.append(f"  [{req}] {_check_name(failure)}: {failure.title}")
             if failure.message:
                 lines += [f"      {line}" for line in failure.message.splitlines()]
-        lines.append(f"response: {response.status_code} "
-                     f"{response.headers.get('content-type', ['no content type'])[0]}")
-        lines.append(f"  body: {_shorten(response.content)}")
-        curl = case.as_curl_command(headers=dict(response.request.headers),
-                                    base_url=self.target.base_url)
-        lines.append(f"reproduce: {curl.replace('[Filtered]', MASK)}")
+        ids = sorted({req for req, _ in found})
         message = Redactor([self.target.api_key]).text("\n".join(lines))
-        return _violation(found[0][0])(message)
+        return _violation(ids[0])(message, ids, [self.exchange(response)])
+
+    def exchange(self, response: Any) -> Exchange:
+        """A schemathesis response as an exchange: the request with the key masked, the
+        response as it came (masked when shown)."""
+        request, redactor = response.request, Redactor([self.target.api_key])
+        body = request.body.encode() if isinstance(request.body, str) else request.body
+        return Exchange(
+            method=request.method, url=redactor.text(request.url),
+            request_headers={k: redactor.header(v) for k, v in request.headers.items()},
+            request_body=redactor.body(body.decode("utf-8", "replace")).encode()
+            if body else None,
+            status=response.status_code,
+            headers={k: ", ".join(v) for k, v in response.headers.items()},
+            content=response.content, elapsed=response.elapsed, redactor=redactor)
 
 
 def _mix(profile_body: Any, generated: Any) -> Any:
@@ -887,11 +869,6 @@ def _mix(profile_body: Any, generated: Any) -> Any:
 
 def _rotated(ids: list[str]) -> list[str]:
     return ids[1:] + ids[:1]
-
-
-def _shorten(content: bytes, limit: int = 600) -> str:
-    text = content.decode("utf-8", "replace")
-    return text if len(text) <= limit else f"{text[:limit]}…[{len(text)} characters in all]"
 
 
 # --- the state machine ---------------------------------------------------------------------

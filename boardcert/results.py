@@ -3,14 +3,17 @@
 
 A pytest plugin module, loaded with boardcert.plugin. Results are collected from
 `pytest_runtest_logreport`, which pytest-xdist replays on the controller with each report's
-user properties (requirements, operations, observation, evidence), so the controller alone
+user properties (requirements, operations, observations, and what boardcert.failures records:
+failed requirements, evidence, boardcert errors), so the controller alone
 writes the report. A run stopped by `pytest.exit(..., returncode=3)` (the target cannot be
 reached) writes no report; the exit status 3 reaches the controller under xdist too.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,11 +24,12 @@ from boardcert import report as compliance
 from boardcert import requirements, spec
 from boardcert.plugin import TARGET
 from boardcert.redact import Redactor
-from boardcert.report.render import exchanges
 
 UNREACHABLE = 3  # the exit status of a run whose target cannot be reached
 REPORT = pytest.StashKey[dict[str, Any]]()  # the written report, for the terminal summary
 _RANK = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
+# The exception name before a failed check's message ("boardcert.errors.Violation: ...").
+_CHECK_NAME = re.compile(r"^(?:[\w.]+\.)?(?:AssertionError|Failed|\w*Violation\w*|ExchangeError): ")
 _ALLURE_SEVERITY = {"MUST": "critical", "SHOULD": "normal", "INFO": "trivial"}
 
 
@@ -106,17 +110,20 @@ class Collector:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         test = self.tests.setdefault(report.nodeid, {
             "outcome": "passed", "message": "", "evidence": "", "duration": 0.0,
-            "requirements": (), "operations": (), "observations": []})
+            "requirements": (), "operations": (), "observations": [], "security": [],
+            "failed_requirements": (), "boardcert_error": ""})
         test["duration"] += report.duration
         for name, value in report.user_properties:
-            if name == "requirements":
-                test["requirements"] = tuple(str(value).split())
+            if name in ("requirements", "failed_requirements"):
+                test[name] = tuple(str(value).split())
             elif name == "operations":
                 test["operations"] = tuple(int(n) for n in str(value).split())
-            elif name == "observation" and value not in test["observations"]:
-                test["observations"].append(str(value))
-            elif name == "evidence":
-                test["evidence"] = str(value)
+            elif name in ("observation", "security_observation"):
+                kept = test["observations" if name == "observation" else "security"]
+                if value not in kept:
+                    kept.append(str(value))
+            elif name in ("evidence", "boardcert_error"):
+                test[name] = str(value)
         outcome = phase_outcome(report)
         if _RANK[outcome] > _RANK[test["outcome"]]:
             test["outcome"], test["message"] = outcome, phase_message(report)
@@ -137,8 +144,11 @@ class Collector:
         return [compliance.TestResult(
             nodeid=nodeid, outcome=t["outcome"], requirements=t["requirements"],
             operations=t["operations"], message=redact(t["message"]),
-            evidence=redact(t["evidence"]), duration=t["duration"],
+            evidence=tuple(json.loads(redact(t["evidence"]))) if t["evidence"] else (),
+            duration=t["duration"],
             observations=tuple(redact(o) for o in t["observations"]),
+            security_observations=tuple(redact(o) for o in t["security"]),
+            blamed=t["failed_requirements"], boardcert_error=redact(t["boardcert_error"]),
         ) for nodeid, t in self.tests.items()]
 
     def run_facts(self) -> compliance.Run:
@@ -182,13 +192,6 @@ def phase_outcome(report: pytest.TestReport) -> str:
     return "failed"
 
 
-def is_failure(exc: BaseException) -> bool:
-    """An assertion (a check that could fail) rather than a test that broke (an error)."""
-    if isinstance(exc, BaseExceptionGroup):
-        return all(is_failure(e) for e in exc.exceptions)
-    return isinstance(exc, AssertionError | pytest.fail.Exception)
-
-
 def phase_message(report: pytest.TestReport) -> str:
     """The failure message (the exception's text) or the skip reason."""
     longrepr = report.longrepr
@@ -201,7 +204,7 @@ def phase_message(report: pytest.TestReport) -> str:
         return ""
     crash = getattr(longrepr, "reprcrash", None)
     text = crash.message if crash is not None else report.longreprtext
-    return text.removeprefix("AssertionError: ").removeprefix("Failed: ")
+    return _CHECK_NAME.sub("", text, count=1)
 
 
 def _redactor(config: pytest.Config) -> Redactor:
@@ -240,22 +243,3 @@ def _allure_labels(request: pytest.FixtureRequest) -> None:
     allure.dynamic.label("level", level)
     allure.dynamic.tag(level)
     allure.dynamic.severity(_ALLURE_SEVERITY[level])
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
-    """Marks a test that broke (not an assertion) as an error, and attaches each exchange of a
-    failed test (request, response, curl) to its allure result."""
-    report = yield
-    if report.when == "call" and report.failed and call.excinfo is not None \
-            and not is_failure(call.excinfo.value):
-        report.user_properties.append(("outcome", "error"))  # it broke: not assessed
-    if report.failed and item.config.pluginmanager.has_plugin("allure_listener"):
-        import allure
-
-        evidence = dict(report.user_properties).get("evidence")
-        for n, exchange in enumerate(exchanges(str(evidence or "")), start=1):
-            text = f"{exchange['text']}\n\nreproduce:\n{exchange['curl']}\n"
-            allure.attach(text, name=f"exchange {n}: {exchange['request']}",
-                          attachment_type=allure.attachment_type.TEXT)
-    return report

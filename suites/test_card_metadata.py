@@ -116,4 +116,4 @@ def test_metadata_value_that_looks_like_a_number_stays_a_string(metadata):
     if exchange.status != 200:
         raise NotAssessed(f"card metadata (op 21 answered {exchange.status})")
     _, exchange = metadata.read("CARD-FIELD-TYPES")
-    checks.assert_ok(16, exchange.json(), exchange.evidence(), "CARD-FIELD-TYPES")
+    checks.assert_ok(16, exchange.json(), exchange, "CARD-FIELD-TYPES")

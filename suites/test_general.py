@@ -15,6 +15,7 @@ import pytest
 from boardcert import expect, spec
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed, fill
+from boardcert.errors import Violation
 from boardcert.ledger import Entry
 from boardcert.plugin import unique
 
@@ -78,8 +79,7 @@ class Setting:
     def ready(self, exchange: Exchange, what: str) -> None:
         """A set-up step succeeded; otherwise the test errors in set-up (not assessed)."""
         if exchange.status != 200:
-            raise AssertionError(f"set-up: {what} answered {exchange.status}\n"
-                                 f"{exchange.evidence()}")
+            raise Violation(f"set-up: {what} answered {exchange.status}", exchanges=[exchange])
 
     def add_metadata(self, key: str, value: str) -> None:
         self.ready(self.card(21, json=self.body("add_card_metadata", key=key, value=value))(),

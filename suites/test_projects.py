@@ -130,13 +130,13 @@ def _per_operation(requirement: str) -> list[Any]:
 @pytest.mark.parametrize("number", _per_operation("PROJECT-TOP-LEVEL"))
 def test_project_fields_sit_at_the_top_level(number, answer):
     """id, name, createdAt, updatedAt, rows, cards and plugins sit at the top level."""
-    checks.assert_ok(number, answer.json(), answer.evidence(), "PROJECT-TOP-LEVEL")
+    checks.assert_ok(number, answer.json(), answer, "PROJECT-TOP-LEVEL")
 
 
 @pytest.mark.parametrize("number", _per_operation("PROJECT-NOT-WRAPPED"))
 def test_project_is_not_wrapped(number, answer):
     """The Project is not wrapped in an inner property (the removed pre-2024-05-19 shape)."""
-    checks.assert_ok(number, answer.json(), answer.evidence(), "PROJECT-NOT-WRAPPED")
+    checks.assert_ok(number, answer.json(), answer, "PROJECT-NOT-WRAPPED")
 
 
 @pytest.mark.requirement("PROJECT-CREATE")

@@ -127,7 +127,10 @@ def test_failing_run_shows_evidence_but_not_the_key(tmp_path):
     assert "boardcert: NON-CONFORMANT:" in result.stdout
     built = report.load(out)
     failed = [t for t in built["tests"] if t["outcome"] == "failed"]
-    assert failed and all("x-api-key: ***" in t["evidence"].lower() for t in failed)
+    assert failed and all(x["request_headers"]["x-api-key"] == "***" and "***" in x["curl"]
+                          for t in failed for x in t["evidence"])
+    junit = (out / "junit.xml").read_text()
+    assert '<property name="evidence" value="[{' in junit and KEY not in junit
     assert "pre class=\"curl\"" in (out / "compliance.html").read_text()
     attachments = list(out.glob("allure-results/*-attachment.txt"))
     assert attachments and "***" in attachments[0].read_text()

@@ -181,7 +181,7 @@ def test_failure_shows_evidence_with_the_key_redacted(pytester):
     with serving(create_app(key)) as url:
         result = pytester.runpytest(*PLUGIN, "--base-url", url, "--api-key", key)
     result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*boardcert: last exchanges*", "*request: GET */users/me*",
+    result.stdout.fnmatch_lines(["*boardcert: evidence*", "*request: GET */users/me*",
                                  "*api-key: [*][*][*]*"])
     assert key not in result.stdout.str() + result.stderr.str()
 

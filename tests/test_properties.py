@@ -321,5 +321,5 @@ def test_a_faulty_server_fails_naming_the_requirements(runs):
         assert any(item in line for line in failed), (item, output[-6000:])
         assert message in output, (message, output[-6000:])
     assert "[CARD-FIELD-TYPES] boardcert_card_field_types" in output
-    assert "reproduce: curl -X PATCH -H 'X-API-Key: ***'" in output
+    assert "reproduce: curl -sS -X PATCH -H 'X-API-Key: ***'" in output
     assert key not in output

@@ -20,6 +20,7 @@ from boardcert.client import BROKEN, TIMEOUT, TOO_LARGE, Client, retry_after
 from boardcert.config import Target, load_profile
 from boardcert.errors import ExchangeError
 from boardcert.paths import ROOT, SUITES
+from boardcert.report.render import evidence_text
 
 pytest_plugins = ["pytester"]
 
@@ -91,7 +92,8 @@ def test_client_turns_misbehaviour_into_evidence(servers, name):
             http.request("GET", "/users/me")
         assert isinstance(raised.value, AssertionError)  # a failing test, not an error
         assert http.log[-1].failure == expected
-        text = str(raised.value)
+        assert raised.value.exchanges == [http.log[-1].as_dict()]  # the evidence, as data
+        text = f"{raised.value}\n{evidence_text(raised.value.exchanges)}"
     assert time.monotonic() - started < TIMEOUT_S + 1.5
     assert "request: GET http://127.0.0.1:" in text
     assert "reproduce: curl -sS -X GET" in text and "'x-api-key: ***'" in text.lower()
@@ -112,15 +114,16 @@ def test_body_that_is_not_json_fails_the_test_with_evidence(servers):
     """Non-JSON and JSON nested past any parser's depth fail as assertions, with evidence."""
     for app in (apps.fixed(200, "<html>", "text/html"), apps.nested(20_000)):
         exchange = make_client(servers.asgi(app)).request("GET", "/users/me")
-        with pytest.raises(AssertionError, match="response body is not JSON\nrequest: GET"):
+        with pytest.raises(AssertionError, match="response body is not JSON") as raised:
             exchange.json()
+        assert raised.value.exchanges == [exchange.as_dict()]
 
 
 def test_truncated_body_evidence_shows_what_arrived(servers):
     """A body cut short shows the status, the bytes that came and how it broke."""
     with pytest.raises(ExchangeError) as raised:
         make_client(servers.raw(raw.truncated)).request("PATCH", "/x", json={"name": KEY})
-    text = str(raised.value)
+    text = f"{raised.value}\n{evidence_text(raised.value.exchanges)}"
     assert "response: 200 (application/json, 13 bytes" in text
     assert "received 13 bytes, expected 100" in text
     assert '--data-raw \'{"name": "***"}\'' in text and KEY not in text
@@ -216,7 +219,7 @@ SEEN = {BROKEN: "request failed: ", TIMEOUT: "s timeout", TOO_LARGE: "byte cap"}
 def test_run_against_misbehaving_server_fails_with_evidence(pytester, servers, name, tmp_path):
     """The users suite against a misbehaving server (past the preflight, which would stop
     most of them): it completes, writes its report, and every test fails (none errors) with
-    the last exchanges and a curl line showing ***."""
+    its exchanges and a curl line showing ***."""
     start, expected = RUNS[name]
     report = tmp_path / "report"
     result = run_suites(pytester, start(servers), USERS, f"--report-dir={report}", "-rf",
@@ -224,12 +227,13 @@ def test_run_against_misbehaving_server_fails_with_evidence(pytester, servers, n
     output = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in output
     result.assert_outcomes(failed=2)
-    assert output.count("boardcert: last exchanges") == 2
+    assert output.count("boardcert: evidence") == 2
     assert "reproduce: curl -sS -X GET" in output and "'x-api-key: ***'" in output.lower()
     assert str(SEEN.get(expected, expected)) in output
     assert KEY not in output
     written = json.loads((report / "compliance.json").read_text())
     assert {t["outcome"] for t in written["tests"]} == {"failed"}
+    assert all(t["evidence"][-1]["curl"].startswith("curl -sS -X GET") for t in written["tests"])
     assert KEY not in (report / "compliance.json").read_text()
 
 

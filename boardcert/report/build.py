@@ -8,7 +8,6 @@ follows the conformance policy, section 4.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -27,9 +26,7 @@ WARNINGS = "conformant with warnings"
 NON_CONFORMANT = "non-conformant"
 INCOMPLETE = "incomplete"
 VERDICTS = (CONFORMANT, WARNINGS, NON_CONFORMANT, INCOMPLETE)
-# "[REQ-ID] ..." at the start of a failure line names the requirement that failed.
-_BLAME = re.compile(r"^(?:[\w.]+: )?\[([A-Z0-9]+(?:-[A-Z0-9]+)+)\]", re.MULTILINE)
-_SECURITY = ("without a key", "security")
+BUG = "this is a bug in boardcert"
 
 
 @dataclass
@@ -43,9 +40,12 @@ class TestResult:
     requirements: tuple[str, ...] = ()
     operations: tuple[int, ...] = ()
     message: str = ""  # the failure message, or the skip reason
-    evidence: str = ""  # the last exchanges, key redacted
+    evidence: tuple[dict[str, Any], ...] = ()  # the failure's exchanges (Exchange.as_dict())
     observations: tuple[str, ...] = ()  # "REQ-ID: text"
     duration: float = 0.0
+    blamed: tuple[str, ...] = ()  # the requirements the failure says it breaks (its data)
+    security_observations: tuple[str, ...] = ()  # "REQ-ID: text", flagged as security
+    boardcert_error: str = ""  # "Type: message": the test broke inside boardcert (a bug)
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
@@ -53,23 +53,16 @@ class TestResult:
 
     @property
     def failed_requirements(self) -> tuple[str, ...]:
-        """The requirements a failure counts against: those its message names in "[ID]" at
-        the start of a line, else all the test names."""
+        """The requirements a failure counts against: those it names (`Violation`
+        .requirements), else, for a failure that names none, all the test names."""
         if self.outcome != "failed":
             return ()
-        named = [i for i in dict.fromkeys(_BLAME.findall(self.message))
-                 if i in requirements.catalogue()]
+        named = [i for i in self.blamed if i in requirements.catalogue()]
         return tuple(named) or self.requirements
 
     @property
     def summary(self) -> str:
-        """The failure message without the evidence that follows it."""
-        lines = []
-        for line in self.message.strip().splitlines():
-            if line.startswith(("request: ", "reproduce: ", "response: ", "  body: ")):
-                break
-            lines.append(line)
-        return "\n".join(lines).strip()
+        return self.message.strip()
 
 
 @dataclass
@@ -116,6 +109,7 @@ def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
         "observations": observations,
         "tests": [test_entry(t) for t in tests],
         "collection_errors": list(run.collection_errors),
+        "boardcert_errors": boardcert_errors(tests),
         "revision": revisions.compute(reqs),
     }
     return report | ({"read_only": smoke} if smoke else {})
@@ -145,7 +139,7 @@ def requirement_result(req: Requirement, tests: list[TestResult]) -> dict[str, A
     if failures and req.level != "INFO":
         status, message = FAILED, "\n".join(t.summary for t in failures)
     elif errors:
-        status, message = NOT_ASSESSED, f"a test errored: {errors[0].summary}"
+        status, message = NOT_ASSESSED, _errored(errors[0])
     elif ran:
         status, message = PASSED, None
     else:
@@ -163,6 +157,12 @@ def requirement_result(req: Requirement, tests: list[TestResult]) -> dict[str, A
         "tests": [{"nodeid": t.nodeid, "outcome": _outcome_for(req.id, t)} for t in mine],
         "failures": [{"test": t.nodeid, "message": t.summary} for t in failures],
     }
+
+
+def _errored(test: TestResult) -> str:
+    if test.boardcert_error:
+        return f"not assessed: {BUG}: {test.boardcert_error} in {test.nodeid}"
+    return f"a test errored: {test.summary}"
 
 
 def _outcome_for(req_id: str, test: TestResult) -> str:
@@ -215,23 +215,24 @@ def collect_observations(tests: list[TestResult]) -> list[dict[str, Any]]:
     catalogue = requirements.catalogue()
     found: list[dict[str, Any]] = []
     for test in tests:
-        for entry in test.observations:
+        for entry, security in [*((o, False) for o in test.observations),
+                                *((o, True) for o in test.security_observations)]:
             req_id, _, text = entry.partition(": ")
-            found.append(_observation(req_id, test.nodeid, text.strip() or entry))
+            found.append(_observation(req_id, test.nodeid, text.strip() or entry, security))
         for req_id in test.failed_requirements:
             if req_id in catalogue and catalogue[req_id].level == "INFO":
                 found.append(_observation(req_id, test.nodeid, f"test failed: {test.summary}"))
     return found
 
 
-def _observation(req_id: str, test: str, text: str) -> dict[str, Any]:
+def _observation(req_id: str, test: str, text: str, security: bool = False) -> dict[str, Any]:
     req = requirements.catalogue().get(req_id)
     return {
         "requirement": req_id,
         "title": req.title if req else "",
         "test": test,
         "text": text,
-        "security": any(word in text.lower() for word in _SECURITY),
+        "security": security,
     }
 
 
@@ -287,8 +288,15 @@ def test_entry(test: TestResult) -> dict[str, Any]:
         "failed_requirements": list(test.failed_requirements),
         "duration_seconds": round(test.duration, 3),
         "message": test.message or None,
-        "evidence": test.evidence or None,
+        "evidence": list(test.evidence) or None,
+        "boardcert_error": test.boardcert_error or None,
     }
+
+
+def boardcert_errors(tests: list[TestResult]) -> list[dict[str, Any]]:
+    """The tests that broke inside boardcert: bugs in boardcert, never the server's doing."""
+    return [{"test": t.nodeid, "error": t.boardcert_error, "requirements": list(t.requirements)}
+            for t in tests if t.boardcert_error]
 
 
 def _iso(moment: datetime) -> str:

@@ -15,9 +15,9 @@ import markupsafe
 import yaml
 
 from boardcert import badge, requirements
+from boardcert.report.build import BUG
 
 LEVELS = requirements.LEVELS
-_REQUEST = re.compile(r"^request: ", re.MULTILINE)
 
 
 @cache
@@ -60,6 +60,8 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
         "tests": tests,
         "failures": failures,
         "requirement_levels": levels,
+        "boardcert_errors": report.get("boardcert_errors", []),
+        "bug": BUG,
         "badge_svg": markupsafe.Markup(badge.render(report)),
         "profile_yaml": yaml.safe_dump(report["profile"]["content"], sort_keys=False,
                                        default_flow_style=None,
@@ -69,37 +71,61 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
 
 def failure(test: dict[str, Any]) -> dict[str, Any]:
     """A failed or errored test as shown: its summary and its exchanges, each with a curl."""
-    message = test["message"] or ""
-    found = _REQUEST.search(message)
-    summary = message[:found.start()].strip() if found else message.strip()
-    evidence = test["evidence"] or (message[found.start():] if found else "")
+    summary = (test["message"] or "").strip()
+    if test.get("boardcert_error"):
+        summary = f"{BUG}: {test['boardcert_error']}"
     return {
         "nodeid": test["nodeid"],
         "outcome": test["outcome"],
         "requirements": test["failed_requirements"] or test["requirements"],
         "operations": test["operations"],
         "summary": summary or f"the test {'errored' if test['outcome'] == 'error' else 'failed'}",
-        "exchanges": exchanges(evidence),
+        "exchanges": [shown(x) for x in exchanges(test.get("evidence"))],
     }
 
 
-def exchanges(evidence: str) -> list[dict[str, str]]:
-    """Split evidence text ("request: ...", "response: ...", "reproduce: curl ...") into
-    exchanges: request, response and curl lines, the rest as detail."""
-    starts = [m.start() for m in _REQUEST.finditer(evidence)]
-    found = []
-    for begin, end in zip(starts, [*starts[1:], len(evidence)], strict=False):
-        block = evidence[begin:end].strip("\n")
-        curl = ""
-        kept = []
-        for line in block.splitlines():
-            if line.startswith("reproduce: "):
-                curl = line.removeprefix("reproduce: ")
-            else:
-                kept.append(line)
-        found.append({"text": "\n".join(kept).rstrip(), "curl": curl,
-                      "request": kept[0].removeprefix("request: ") if kept else ""})
-    return found
+def exchanges(evidence: Any) -> list[dict[str, Any]]:
+    """The exchanges of a test's evidence (a report before boardcert 0.2 kept it as text)."""
+    if isinstance(evidence, str):
+        return [{"text": evidence}] if evidence.strip() else []
+    return list(evidence or [])
+
+
+def shown(exchange: dict[str, Any]) -> dict[str, str]:
+    """One exchange as the reports show it: the request line, the text and the curl line."""
+    if "text" in exchange:
+        return {"request": "", "text": exchange["text"], "curl": ""}
+    return {"request": f"{exchange['method']} {exchange['url']}",
+            "text": exchange_text(exchange, curl=False), "curl": exchange.get("curl") or ""}
+
+
+def exchange_text(exchange: dict[str, Any], curl: bool = True) -> str:
+    """An exchange (`Exchange.as_dict()`) as text: request, response, bodies and a curl line."""
+    x = exchange
+    lines = [f"request: {x['method']} {x['url']}"]
+    if x.get("request_body") is not None:
+        lines.append(f"  body: {x['request_body']}")
+    attempt = x.get("attempt") or 1
+    retry = f", retry {attempt - 1} of {x.get('max_retries')} after 429" if attempt > 1 else ""
+    if x.get("status") is None:
+        lines.append(f"response: none ({x.get('error')})")
+    else:
+        content_type = (x.get("response_headers") or {}).get("content-type") or \
+            "no content type"
+        size = x.get("response_bytes", len(x.get("response_body") or ""))
+        lines.append(f"response: {x['status']} ({content_type}, {size} bytes, "
+                     f"{x.get('elapsed_ms') or 0:.0f} ms{retry})")
+        if x.get("error"):
+            lines.append(f"  then: {x['error']}")
+        lines.append(f"  body: {x.get('response_body') or ''}")
+    if curl and x.get("curl"):
+        lines.append(f"reproduce: {x['curl']}")
+    return "\n".join(lines)
+
+
+def evidence_text(exchanges: list[dict[str, Any]]) -> str:
+    """Exchanges as the console shows them, a blank line between two."""
+    return "\n\n".join(exchange_text(x) for x in exchanges)
 
 
 def ranges(numbers: Iterable[int], sep: str = ", ", dash: str = "–") -> str:

@@ -118,7 +118,7 @@ def test_card_carries_url_and_created_flair(number, answer):
 @pytest.mark.parametrize("number", _per_operation("CARD-PLUGINS-PROJECTS"))
 def test_card_carries_plugins_and_projects(number, answer):
     """Card-returning responses carry the properties plugins and projects (shapes not shown)."""
-    checks.assert_ok(number, answer.json(), answer.evidence(), "CARD-PLUGINS-PROJECTS")
+    checks.assert_ok(number, answer.json(), answer, "CARD-PLUGINS-PROJECTS")
 
 
 @pytest.mark.read_only

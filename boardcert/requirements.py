@@ -22,6 +22,7 @@ class Requirement:
     quote: str
     operations: tuple[int, ...]
     change: str | None = None
+    reading: str | None = None  # the conformance policy's words, where a MUST is its reading
 
 
 @cache
@@ -40,6 +41,7 @@ def catalogue() -> dict[str, Requirement]:
             quote=source.get("quote", ""),
             operations=tuple(item.get("operations", ())),
             change=str(item["change"]) if item.get("change") else None,
+            reading=item.get("reading") or None,
         )
         if req.id in found:
             raise ValueError(f"duplicate requirement id {req.id} in {REQUIREMENTS}")

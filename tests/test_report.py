@@ -266,6 +266,23 @@ def test_markdown_and_html_state_the_same_facts(kind, tmp_path):
     assert len(re.findall(r"^\| \d+ \| (GET|PUT|POST|PATCH|DELETE) \|", markdown, re.M)) == 28
 
 
+def test_readings_are_marked_in_every_report(tmp_path):
+    """A MUST that is a policy reading carries its words in compliance.json and is marked in
+    the Markdown and HTML requirement rows; a MUST resting on a sentence is not."""
+    built = sample_report("conformant")
+    rows = {r["id"]: r for r in built["requirements"]}
+    assert rows["CARD-NAME-MAX-MULTIBYTE"]["reading"].startswith("Length counts Unicode")
+    assert rows["CARD-NAME-MAX-ACCEPTED"]["reading"] is None
+    written = report.write(built, tmp_path)
+    markdown, page = written["md"].read_text(), written["html"].read_text()
+    row = next(line for line in markdown.splitlines() if "`CARD-NAME-MAX-MULTIBYTE`" in line)
+    assert "(reading: Length counts Unicode code points" in row
+    assert "(reading:" not in next(line for line in markdown.splitlines()
+                                   if "`CARD-NAME-MAX-ACCEPTED`" in line)
+    html_row = page[page.index('id="req-CARD-NAME-MAX-MULTIBYTE"'):]
+    assert '<div class="why reading"' in html_row[:html_row.index("</tr>")]
+
+
 def test_failures_show_evidence_and_a_curl_line(tmp_path):
     written = report.write(sample_report("non-conformant"), tmp_path)
     page, markdown = written["html"].read_text(), written["md"].read_text()

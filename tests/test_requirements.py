@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import re
 
+import pytest
 import yaml
 
 from boardcert import requirements
 from boardcert.paths import REQUIREMENTS, SPEC
 
 INTERFACE = re.sub(r"\s+", " ", (SPEC / "interface.md").read_text(encoding="utf-8"))
+POLICY = SPEC.parent.parent / "shared" / "conformance-policy.md"
+# The MUSTs that rest on the conformance policy's reading rather than on a sentence.
+READINGS = {"CARD-NAME-MAX-MULTIBYTE", "AUTH-REJECTED-CHANGES-NOTHING", "REMOVED-PATH-NO-EFFECT"}
 
 
 def raw() -> list[dict]:
@@ -68,3 +72,20 @@ def test_vendored_interface_matches_shared_copy():
     if shared.exists():
         assert shared.read_text(encoding="utf-8") == (SPEC / "interface.md").read_text(
             encoding="utf-8")
+
+
+def test_readings_are_marked_on_musts_only():
+    """The MUSTs that are policy readings say so; only a MUST carries a reading."""
+    marked = {r.id for r in requirements.catalogue().values() if r.reading}
+    assert marked == READINGS
+    assert all(requirements.catalogue()[i].level == "MUST" for i in marked)
+
+
+@pytest.mark.skipif(not POLICY.exists(), reason="the conformance policy is not beside us")
+def test_readings_are_the_policys_words():
+    """Each reading (parts split at '...') occurs in the conformance policy."""
+    policy = re.sub(r"\s+", " ", POLICY.read_text(encoding="utf-8"))
+    for req in requirements.catalogue().values():
+        for part in (req.reading or "").split("..."):
+            part = re.sub(r"\s+", " ", part.strip())
+            assert part in policy, f"{req.id}: {part!r} is not in the conformance policy"

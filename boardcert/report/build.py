@@ -151,6 +151,7 @@ def requirement_result(req: Requirement, tests: list[TestResult]) -> dict[str, A
         "text": req.text,
         "section": req.section,
         "quote": req.quote,
+        "reading": req.reading,
         "operations": list(req.operations),
         "status": status,
         "message": message,

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
 
 from boardcert import spec
 from boardcert.client import DEFAULT, Client, Exchange
-from boardcert.config import NotAssessed, Profile, fill
+from boardcert.config import NotAssessed, Profile, ProfileBody
 
 
 class Api:
@@ -30,12 +31,15 @@ class Api:
         (ops 22, 25-27) goes in `path_params`."""
         op = spec.operation(number)
         path = {**(path_params or {}), **path}
-        return self.client.request(op.method, self.path(number, **path), json=json,
-                                   content=content, params=params, headers=headers, key=key)
+        exchange = self.client.request(op.method, self.path(number, **path), json=json,
+                                       content=content, params=params, headers=headers, key=key)
+        if isinstance(json, ProfileBody) and key is DEFAULT:
+            exchange.profile_body = (number, json)
+        return exchange
 
-    def body(self, body_name: str, /, **values: Any) -> dict[str, Any]:
+    def body(self, body_name: str, /, **values: Any) -> ProfileBody:
         """The profile's `bodies.<body_name>` filled from `values` (which may hold `name`)."""
-        return fill(self.profile.get(f"bodies.{body_name}"), values, f"bodies.{body_name}")
+        return self.profile.body(body_name, **values)
 
     def plugin_data_location(self, entity_id: str) -> tuple[dict[str, str], dict[str, str]]:
         """(query params, headers) that carry entityId for op 27, as the profile places it."""
@@ -43,6 +47,58 @@ class Api:
         if place["in"] == "query":
             return {place["name"]: entity_id}, {}
         return {}, {place["name"]: entity_id}
+
+
+def misfit(exchange: Exchange) -> NotAssessed | None:
+    """The conformance policy's rule for a profile that does not fit the server: a 4xx other
+    than 404/405 (those mean "not implemented") to a body the profile gave, unless discovery
+    saw the server accept that body, says nothing about the server: the tests that needed it
+    are not assessed, with the server's own words and the profile key to set."""
+    used = exchange.profile_body
+    status = exchange.status or 0
+    if used is None or not 400 <= status < 500 or status in (404, 405):
+        return None
+    number, body = used
+    if body.proven:
+        return None
+    said = server_message(exchange)
+    return NotAssessed(f"op {number} refused the profile's body {_short_json(body)} with "
+                       f"{status}{f' {said}' if said else ''}; set bodies.{body.key} in "
+                       f"your profile")
+
+
+def server_message(exchange: Exchange, limit: int = 160) -> str:
+    """The server's own error message, quoted: the first text under a usual error key of a
+    JSON answer (FastAPI's detail list included), else the start of the body."""
+    try:
+        found = _message_in(json.loads(exchange.content)) if exchange.content else None
+    except (ValueError, RecursionError):
+        found = exchange.text.strip()
+    if not found:
+        return ""
+    found = " ".join(found.split())
+    return json.dumps(found if len(found) <= limit else found[:limit] + "…", ensure_ascii=False)
+
+
+MESSAGE_KEYS = ("detail", "message", "error", "msg", "title", "errors", "description")
+
+
+def _message_in(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return next((m for m in map(_message_in, value) if m), None)
+    if isinstance(value, dict):
+        if isinstance(value.get("msg"), str) and isinstance(value.get("loc"), list):
+            return ".".join(map(str, value["loc"])) + ": " + value["msg"]  # FastAPI's shape
+        return next((m for k in MESSAGE_KEYS if k in value
+                     for m in [_message_in(value[k])] if m), None)
+    return None
+
+
+def _short_json(body: Any, limit: int = 120) -> str:
+    text = json.dumps(body, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def find_named(body: Any, name: str) -> str | None:

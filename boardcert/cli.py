@@ -128,8 +128,19 @@ def build_parser() -> argparse.ArgumentParser:
     profile.add_argument("--show", action="store_true",
                          help="print the profile a run uses: PATH laid over the defaults "
                          "(spec/profiles/reference.yaml), as YAML")
+    profile.add_argument("--discover", action="store_true",
+                         help="probe a server (--base-url, --api-key) for the request bodies "
+                         "it accepts where the interface does not show them; write the "
+                         "profile found (-o FILE, else print it)")
+    profile.add_argument("--base-url", help="with --discover: the server to probe "
+                         "(env BOARDCERT_BASE_URL)")
+    profile.add_argument("--api-key", help=f"with --discover: its X-API-Key (or env "
+                         f"{KEY_ENV}); never shown")
+    profile.add_argument("-o", "--output", metavar="FILE",
+                         help="with --discover: write the profile here (never overwrites)")
     profile.add_argument("path", metavar="PATH", nargs="?",
-                         help="the profile (with --init default: boardcert-profile.yaml)")
+                         help="the profile (with --init default: boardcert-profile.yaml; with "
+                         "--discover: the profile to start from, default the reference's)")
     profile.set_defaults(command=cmd_profile)
 
     serve = sub.add_parser("serve", help="serve the bundled reference server")
@@ -551,6 +562,8 @@ def profile_template() -> str:
 def cmd_profile(args: argparse.Namespace, extra: list[str]) -> int:
     from boardcert.config import load_profile
 
+    if args.discover:
+        return discover_profile(args)
     if args.init:
         path = Path(args.path or "boardcert-profile.yaml")
         if path.exists():
@@ -579,6 +592,40 @@ def show_profile(profile: Any) -> str:
     source = f"{profile.path} laid over the defaults" if profile.path else "the defaults"
     return (f"# boardcert profile {profile.name!r}: {source} (spec/profiles/reference.yaml)\n"
             + yaml.safe_dump(profile.data, sort_keys=False, allow_unicode=True))
+
+
+def discover_profile(args: argparse.Namespace) -> int:
+    """`boardcert profile --discover`: probe the server, write what it accepts as a profile."""
+    from boardcert.discovery import discover_target, render
+
+    base_url = args.base_url or os.environ.get("BOARDCERT_BASE_URL") or ""
+    api_key = args.api_key or os.environ.get(KEY_ENV) or ""
+    output = Path(args.output) if args.output else None
+    try:
+        if not base_url:
+            raise ConfigError("--discover needs --base-url (or BOARDCERT_BASE_URL)")
+        if output is not None and output.exists():
+            raise ConfigError(f"-o {output} exists; not overwriting it (choose another FILE)")
+        target = check_target(base_url, api_key, args.path)
+        found = discover_target(target)
+    except ConfigError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    except UnreachableError as exc:
+        error(str(exc))
+        return EXIT_UNREACHABLE
+    text = render(found, target.base_url)
+    if api_key:
+        text = text.replace(api_key, "***")
+    if output is None:
+        print(text, end="")
+        return EXIT_OK
+    output.write_text(text, encoding="utf-8")
+    missing = [f.key for f in found.findings if f.outcome in ("not found", "not tried")]
+    print(f"boardcert: wrote {output}"
+          + (f"; not found (their tests will be not assessed): {', '.join(missing)}"
+             if missing else "") + f"; then boardcert run --profile {output}")
+    return EXIT_OK
 
 
 def cmd_serve(args: argparse.Namespace, extra: list[str]) -> int:

@@ -37,6 +37,18 @@ class NotAssessed(Exception):
         self.key = key
 
 
+class ProfileBody(dict):  # type: ignore[type-arg]
+    """A request body filled from the profile's `bodies.<key>`: the server may refuse it
+    because the profile does not fit, not because the server is at fault."""
+
+    def __init__(self, key: str, body: dict[str, Any], proven: bool = False) -> None:
+        super().__init__(body)
+        self.key, self.proven = key, proven
+
+    def __or__(self, other: Any) -> ProfileBody:  # body | {"afterCardId": ...} stays marked
+        return ProfileBody(self.key, {**self, **other}, self.proven)
+
+
 @dataclass
 class Profile:
     """What the interface leaves open, for one server (conformance policy, section 5)."""
@@ -44,6 +56,7 @@ class Profile:
     data: dict[str, Any]
     path: Path | None = None  # the user's file; None: the defaults alone
     sha256: str | None = None  # of the user's file
+    proven: frozenset[str] = frozenset()  # body keys discovery saw the server accept
 
     @property
     def name(self) -> str:
@@ -65,10 +78,11 @@ class Profile:
             return False
         return True
 
-    def body(self, body_name: str, /, **values: Any) -> dict[str, Any]:
+    def body(self, body_name: str, /, **values: Any) -> ProfileBody:
         """The request body `bodies.<body_name>` with its placeholders filled from `values`."""
         template = self.get(f"bodies.{body_name}")
-        return fill(template, values, f"bodies.{body_name}")
+        return ProfileBody(body_name, fill(template, values, f"bodies.{body_name}"),
+                           body_name in self.proven)
 
 
 def fill(template: Any, values: dict[str, Any], where: str) -> Any:

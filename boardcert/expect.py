@@ -7,11 +7,17 @@ from __future__ import annotations
 from typing import Any
 
 from boardcert import checks
+from boardcert.api import misfit
 from boardcert.client import Exchange
 from boardcert.errors import Violation
 
 
 def fail(requirement: str, expected: str, exchange: Exchange | None = None, got: str = "") -> None:
+    """Fail with the evidence; unless the exchange is a profile body the server refused, which
+    is the profile's misfit, not the server's fault (reported not assessed)."""
+    refused = misfit(exchange) if exchange is not None and not got else None
+    if refused is not None:  # a failure about the status only
+        raise refused
     message = f"[{requirement}] expected {expected}"
     if got or exchange is not None:
         message += f"; got {got or _status(exchange)}"

@@ -12,6 +12,7 @@ SPEC = ROOT / "spec"
 OPENAPI = SPEC / "openapi.yaml"
 REQUIREMENTS = SPEC / "requirements.yaml"
 PROFILE_SCHEMA = SPEC / "profile.schema.json"
+DISCOVERY = SPEC / "discovery.yaml"
 DEFAULT_PROFILE = SPEC / "profiles" / "reference.yaml"
 SUITES = ROOT / "suites"
 RUN_INI = PACKAGE / "run.ini"  # `boardcert run`'s pytest configuration

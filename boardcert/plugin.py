@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from boardcert import plan, preflight, requirements
-from boardcert.api import Api, find_named
+from boardcert.api import Api, find_named, misfit
 from boardcert.client import Client, Exchange
 from boardcert.config import (
     NotAssessed,
@@ -32,6 +32,7 @@ from boardcert.config import (
     load_profile,
     request_timeout,
 )
+from boardcert.discovery import Discovery, Finding, discover, organization_of
 from boardcert.errors import ConfigError, UnreachableError, Violation
 from boardcert.ledger import Entry, Ledger
 
@@ -297,8 +298,9 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
 
 
 @pytest.fixture(scope="session")
-def profile(target: Target) -> Profile:
-    return target.profile
+def profile(discovery: Discovery) -> Profile:
+    """The profile, with what discovery found the server to accept."""
+    return discovery.profile
 
 
 @pytest.fixture(scope="session")
@@ -353,16 +355,37 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
 
 
 @pytest.fixture(scope="session")
-def api(client: Client, profile: Profile) -> Api:
-    return Api(client, profile)
+def base_api(client: Client, target: Target) -> Api:
+    """The operations with the profile as given (`api` is the same, after discovery)."""
+    return Api(client, target.profile)
 
 
 @pytest.fixture(scope="session")
-def ledger(api: Api, request: pytest.FixtureRequest) -> Iterator[Ledger]:
+def discovery(base_api: Api, target: Target, request: pytest.FixtureRequest) -> Discovery:
+    """Once per session (per xdist worker): the bodies the server accepts, probed inside a
+    project of the run's own; the profile of the run from then on (boardcert.discovery)."""
+    if target.read_only:
+        return Discovery(target.profile, [])
+    try:
+        found = discover(base_api, request.getfixturevalue("ledger"),
+                         request.getfixturevalue("organization_id"))
+    except NotAssessed as exc:
+        return Discovery(target.profile, [Finding("organization", "not tried", None, str(exc))])
+    target.profile = base_api.profile = found.profile  # the Arena and the report read these
+    return found
+
+
+@pytest.fixture(scope="session")
+def api(base_api: Api, discovery: Discovery) -> Api:
+    return base_api
+
+
+@pytest.fixture(scope="session")
+def ledger(base_api: Api, request: pytest.FixtureRequest) -> Iterator[Ledger]:
     """Everything the run creates; deleted newest first when the session ends."""
     if request.config.stash[TARGET].read_only:
         raise NotAssessed("--read-only (the test needs resources the run would create)")
-    ledger = Ledger(api)
+    ledger = Ledger(base_api)
     request.config.stash[LEDGERS].append(ledger)
     yield ledger
     # Done while the client is open; pytest_sessionfinish covers runs cut short.
@@ -370,21 +393,9 @@ def ledger(api: Api, request: pytest.FixtureRequest) -> Iterator[Ledger]:
 
 
 @pytest.fixture(scope="session")
-def organization_id(api: Api, profile: Profile) -> str:
+def organization_id(base_api: Api) -> str:
     """The organization to work in: from the profile, or discovered from /users/me."""
-    given = profile.data.get("organization")
-    if given and given != "discover":
-        return str(given)
-    body = api.call(1).json()
-    if not isinstance(body, dict):
-        raise NotAssessed("organization (GET /users/me did not answer an object)")
-    current = body.get("currentOrganization")
-    if isinstance(current, dict) and current.get("id") is not None:
-        return str(current["id"])
-    orgs = body.get("organizations")
-    if isinstance(orgs, list) and orgs and isinstance(orgs[0], dict) and "id" in orgs[0]:
-        return str(orgs[0]["id"])
-    raise NotAssessed("organization (not discoverable from GET /users/me; set it in the profile)")
+    return organization_of(base_api)
 
 
 def unique(label: str) -> str:
@@ -419,8 +430,9 @@ def row_name_property(api: Api, profile: Profile, make_project) -> str:
 
 def _created(exchange: Exchange, what: str, number: int) -> Any:
     if exchange.status != 200:
-        raise Violation(f"could not create a {what} for the test (op {number} answered "
-                        f"{exchange.status}, expected 200)", exchanges=[exchange])
+        raise misfit(exchange) or Violation(
+            f"could not create a {what} for the test (op {number} answered "
+            f"{exchange.status}, expected 200)", exchanges=[exchange])
     return exchange.json()
 
 

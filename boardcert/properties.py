@@ -551,7 +551,7 @@ class Arena:
 
     def body(self, body_name: str, values: dict[str, Any]) -> Any:
         """The profile's `bodies.<body_name>`, filled (`values` may hold `name`)."""
-        return fill(self.profile.get(f"bodies.{body_name}"), values, f"bodies.{body_name}")
+        return self.profile.body(body_name, **values)
 
     def _ids(self) -> dict[str, Any]:
         if not self.cards:  # the board is not made (yet)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from boardcert import expect, spec
-from boardcert.api import Api, mentions
+from boardcert.api import Api, mentions, misfit
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed, fill
 from boardcert.plugin import Made, unique
@@ -148,8 +148,7 @@ class Scene:
         return values
 
     def body(self, body_name: str, /, **extra: Any) -> Any:
-        where = f"bodies.{body_name}"
-        return fill(self.profile.get(where), self.values(**extra), where)
+        return self.profile.body(body_name, **self.values(**extra))
 
     def send(self, call: Call, key: Any = ...) -> Exchange:
         self.boards.last_read = None
@@ -235,7 +234,8 @@ class Scene:
 
 def set_up(exchange: Exchange, number: int) -> None:
     if exchange.status != 200:
-        raise NotAssessed(f"set-up (op {number} with the key answered {exchange.status})")
+        raise misfit(exchange) or NotAssessed(
+            f"set-up (op {number} with the key answered {exchange.status})")
 
 
 # --- one request per operation that succeeds with the key ----------------------------------
@@ -246,8 +246,7 @@ def _listed(s: Scene, n: int) -> Call:
     if n == 2:
         name = unique("project")
         organization_id = s.request.getfixturevalue("organization_id")
-        body = fill(s.profile.get("bodies.create_project"), {"name": name},
-                    "bodies.create_project")
+        body = s.profile.body("create_project", name=name)
         return Call(2, {"organizationId": organization_id}, body, created_name=name)
     b = s.board
     p = {"projectId": b.project.id}

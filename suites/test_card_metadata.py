@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from boardcert import checks, expect
+from boardcert.api import misfit
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
 from boardcert.plugin import unique
@@ -73,7 +74,8 @@ def _added(metadata: Metadata) -> None:
     """Set-up for the removal tests: the entry is there to remove."""
     exchange = metadata.add()
     if exchange.status != 200:
-        raise NotAssessed(f"card metadata to remove (op 21 answered {exchange.status})")
+        raise misfit(exchange) or NotAssessed(
+            f"card metadata to remove (op 21 answered {exchange.status})")
 
 
 @pytest.mark.requirement("CARD-METADATA-ADD")
@@ -114,6 +116,7 @@ def test_metadata_value_that_looks_like_a_number_stays_a_string(metadata):
     metadata.value = "42"
     exchange = metadata.add()
     if exchange.status != 200:
-        raise NotAssessed(f"card metadata (op 21 answered {exchange.status})")
+        raise misfit(exchange) or NotAssessed(
+            f"card metadata (op 21 answered {exchange.status})")
     _, exchange = metadata.read("CARD-FIELD-TYPES")
     checks.assert_ok(16, exchange.json(), exchange, "CARD-FIELD-TYPES")

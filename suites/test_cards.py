@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from boardcert import checks, expect
-from boardcert.api import ids_in_order
+from boardcert.api import ids_in_order, misfit
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
 from boardcert.plugin import Board, unique
@@ -45,7 +45,8 @@ def _move(api, board: Board, number: int, moved: str, anchor: dict[str, str]) ->
                          json=api.body("add_card_metadata", **_values(
                              board, card_id=moved, key=key, value=value)))
         if added.status != 200:
-            raise NotAssessed(f"card metadata for op 19 (op 21 answered {added.status})")
+            raise misfit(added) or NotAssessed(
+                f"card metadata for op 19 (op 21 answered {added.status})")
         body = api.body("move_cards_by_metadata", **_values(board, card_id=moved, key=key,
                                                              value=value, **placed))
     body = {k: v for k, v in body.items() if k not in ANCHORS} if isinstance(body, dict) else {}
@@ -83,8 +84,8 @@ def answer(number: int, _answers: dict[int, Exchange], api,
         _answers[number] = _card_call(number)(api, new_board())
     exchange = _answers[number]
     if exchange.status != 200:
-        raise NotAssessed(f"the Card of op {number} (it answered {exchange.status}; "
-                          "see OPERATION-IMPLEMENTED)")
+        raise misfit(exchange) or NotAssessed(
+            f"the Card of op {number} (it answered {exchange.status}; see OPERATION-IMPLEMENTED)")
     return exchange
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from boardcert import expect, spec
+from boardcert.api import misfit
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed, fill
 from boardcert.errors import Violation
@@ -63,7 +64,7 @@ class Setting:
         return values | extra
 
     def body(self, name: str, **extra: Any) -> dict[str, Any]:
-        return fill(self.profile.get(f"bodies.{name}"), self.values(**extra), f"bodies.{name}")
+        return self.profile.body(name, **self.values(**extra))
 
     def bound(self, number: int, body: str | None = None, **path: Any) -> Call:
         """Op `number` on the board's project with the profile's body, ready to send."""
@@ -79,7 +80,8 @@ class Setting:
     def ready(self, exchange: Exchange, what: str) -> None:
         """A set-up step succeeded; otherwise the test errors in set-up (not assessed)."""
         if exchange.status != 200:
-            raise Violation(f"set-up: {what} answered {exchange.status}", exchanges=[exchange])
+            raise misfit(exchange) or Violation(f"set-up: {what} answered {exchange.status}",
+                                                exchanges=[exchange])
 
     def add_metadata(self, key: str, value: str) -> None:
         self.ready(self.card(21, json=self.body("add_card_metadata", key=key, value=value))(),

@@ -8,6 +8,7 @@ follows the conformance policy, section 4.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -245,7 +246,8 @@ def decide(reqs: list[dict[str, Any]]) -> tuple[str, str]:
     if failed := ids("MUST", FAILED):
         return NON_CONFORMANT, f"{_n(failed, 'MUST requirement')} failed: {_list(failed)}"
     if missing := ids("MUST", NOT_ASSESSED):
-        return INCOMPLETE, f"{_n(missing, 'MUST requirement')} not assessed: {_list(missing)}"
+        return INCOMPLETE, f"{_n(missing, 'MUST requirement')} not assessed: " \
+                           f"{_list(missing)}{_profile_hint(reqs, missing)}"
     if warned := ids("SHOULD", FAILED):
         return WARNINGS, f"All MUST requirements passed; {_n(warned, 'SHOULD requirement')} " \
                          f"failed: {_list(warned)}"
@@ -253,6 +255,15 @@ def decide(reqs: list[dict[str, Any]]) -> tuple[str, str]:
         return CONFORMANT, f"All MUST requirements passed and no SHOULD failed; " \
                            f"{_n(unknown, 'SHOULD requirement')} not assessed: {_list(unknown)}"
     return CONFORMANT, "All MUST and SHOULD requirements passed"
+
+
+def _profile_hint(reqs: list[dict[str, Any]], missing: list[str]) -> str:
+    """The profile keys the server refused (api.misfit), named in the verdict."""
+    keys = sorted({key for r in reqs if r["id"] in missing
+                   for key in re.findall(r"set (bodies\.\w+) in your profile", r["message"] or "")})
+    if not keys:
+        return ""
+    return f"; the profile does not fit the server: set {', '.join(keys)} in your profile"
 
 
 def _n(items: list[str], noun: str) -> str:

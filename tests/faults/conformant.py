@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from .asgi import Forward, Handler, Request, Response, json_response
-from .edits import LISTED_OPS, PROJECT_OPS, edit_answers, error, former, on
+from .edits import LISTED_OPS, PROJECT_OPS, edit_answers, error, former, on, read_card
 from .variant import Variant
 
 # --- row name only under rowName ---------------------------------------------------------
@@ -229,6 +229,44 @@ async def _default_name(request: Request, forward: Forward) -> Response:
     return await forward(request.but(json_body={"name": default}))
 
 
+# --- every body the interface does not show named otherwise (certified with no profile) -----
+
+# op -> {this server's property: the reference's}; a request with the reference's names is
+# refused, as a server with its own names would (FastAPI-style 422).
+ELSEWHERE = {2: {"title": "name"}, 5: {"title": "name"}, 8: {"rowIds": "ids"},
+             10: {"newName": "name"}, 11: {"columnName": "name"}, 12: {"columnIds": "ids"},
+             13: {"title": "name"}, 15: {"title": "name"}, 18: {"cardIds": "ids"},
+             19: {"metadataKey": "key", "metadataValue": "value"},
+             21: {"metadataKey": "key", "metadataValue": "value"}, 25: {"data": "value"},
+             28: {"exchangeCode": "code"}}
+
+
+async def _bodies_elsewhere(request: Request, forward: Forward) -> Response:
+    """Other names everywhere; op 7 takes rowName only; moves need an anchor; op 20 gives an
+    alias by name; op 23 names the plugin in its body; op 27 takes entityId in a header."""
+    body = request.json()
+    if request.op == 7:
+        return await _row_name_only(request, forward)
+    if request.op == 27:
+        return await _entity_in_header(request, forward)
+    if not isinstance(body, dict):
+        return await forward(request)
+    if request.op in (18, 19) and not {"afterCardId", "beforeCardId"} & set(body):
+        return error(422, "afterCardId or beforeCardId is required")
+    if request.op == 20:
+        if not isinstance(body.get("alias"), str):
+            return error(400, "alias is required")
+        return await read_card(request, forward)  # an alias the Card does not show
+    if request.op == 23 and body.get("pluginId") != request.params["pluginId"]:
+        return error(422, "pluginId is required and must match the path")
+    names = ELSEWHERE.get(request.op)
+    if names is None:
+        return await forward(request)
+    if set(names.values()) & set(body):
+        return error(422, f"unknown fields; this server takes {sorted(names)}")
+    return await forward(request.but(json_body={names.get(k, k): v for k, v in body.items()}))
+
+
 def _variant(name: str, description: str, handler: Handler, profile: str | None = None,
              make: Any = None) -> Variant:
     return Variant(name, description, None, make or (lambda _key: handler), profile)
@@ -268,4 +306,7 @@ CONFORMANT: list[Variant] = [
              "default name", on({2, 15}, _default_name)),
     _variant("other-request-bodies", "ops 2, 18 and 21 name their body properties differently",
              on(set(RENAMED), _other_bodies), "other-request-bodies.yaml"),
+    _variant("bodies-elsewhere", "every body the interface does not show takes other names, "
+             "op 7 rowName only, anchors required, op 27 entityId in a header; no profile",
+             on({*ELSEWHERE, 7, 20, 23, 27}, _bodies_elsewhere)),
 ]

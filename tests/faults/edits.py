@@ -98,6 +98,15 @@ async def read_project(request: Request, forward: Forward) -> Response:
     return await forward(get(request, f"/projects/{request.params['projectId']}"))
 
 
+async def read_card(request: Request, forward: Forward) -> Response:
+    """The Card the request addresses, as it is (from the Project of operation 3)."""
+    project = await read_project(request, forward)
+    if project.status != 200:
+        return project
+    card = named(project.json()["cards"], request.params["cardId"])
+    return json_response(card) if card else error(404, "no such card")
+
+
 def named(items: Any, record_id: str) -> dict[str, Any] | None:
     """The record with this id anywhere in a list of records (and their columns)."""
     for item in items or []:

@@ -1,0 +1,402 @@
+"""Discovery: the request bodies a server accepts where the interface does not show them.
+
+For each body key of the profile (and op 7's row-name property, op 27's entityId placement),
+the profile's value is tried first, then the spellings of spec/discovery.yaml, inside a project
+made for it (in the ledger, so it is deleted at the end). The first 2xx wins. What is found
+overlays the profile, and a body found accepted is "proven": a later refusal of it is the
+server's fault, not the profile's (api.misfit). Nothing found keeps the profile's value, so the
+tests report "not assessed" with the server's own message if it is refused.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any
+
+import yaml
+
+from boardcert.api import Api, find_named, mentions, server_message
+from boardcert.client import Client, Exchange
+from boardcert.config import NotAssessed, Profile, Target, fill
+from boardcert.errors import ConfigError, UnreachableError
+from boardcert.ledger import Ledger
+from boardcert.paths import DISCOVERY
+
+FOUND, KEPT, NOT_FOUND, NOT_TRIED = "discovered", "profile", "not found", "not tried"
+
+
+@dataclass
+class Finding:
+    """What discovery learnt about one profile key."""
+
+    key: str  # bodies.alias_card, row_name_property, plugin_data_entity_id
+    outcome: str  # profile (its value was accepted), discovered, not found, not tried
+    value: Any = None  # the template (or property, placement) the server accepted
+    note: str = ""  # what the server said to the profile's value, or why it was not tried
+
+    def line(self) -> str:
+        shown = yaml.safe_dump(self.value, default_flow_style=True, width=200).strip() \
+            .removesuffix("...").strip()
+        if self.outcome == FOUND:
+            return f"{self.key}: discovered {shown}" + (f" ({self.note})" if self.note else "")
+        if self.outcome == KEPT:
+            return f"{self.key}: the profile's {shown} is accepted" + \
+                (f" ({self.note})" if self.note else "")
+        return f"not assessed: {self.key} ({self.outcome}: {self.note})"
+
+
+@dataclass
+class Discovery:
+    """The profile with what was found, and the findings in the order they were made."""
+
+    profile: Profile
+    findings: list[Finding] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        return [f.line() for f in self.findings]
+
+    def discovered(self) -> dict[str, Any]:
+        """The keys whose value differs from the profile's, as a profile overlay."""
+        found: dict[str, Any] = {}
+        for f in self.findings:
+            if f.outcome != FOUND:
+                continue
+            if f.key.startswith("bodies."):
+                found.setdefault("bodies", {})[f.key.removeprefix("bodies.")] = f.value
+            else:
+                found[f.key] = f.value
+        return found
+
+
+def organization_of(api: Api) -> str:
+    """The organization to work in: the profile's, or GET /users/me's current (else first)."""
+    given = api.profile.data.get("organization")
+    if given and given != "discover":
+        return str(given)
+    body = api.call(1).json()
+    if not isinstance(body, dict):
+        raise NotAssessed("organization (GET /users/me did not answer an object)")
+    current = body.get("currentOrganization")
+    if isinstance(current, dict) and current.get("id") is not None:
+        return str(current["id"])
+    orgs = body.get("organizations")
+    if isinstance(orgs, list) and orgs and isinstance(orgs[0], dict) and "id" in orgs[0]:
+        return str(orgs[0]["id"])
+    raise NotAssessed("organization (not discoverable from GET /users/me; set it in the profile)")
+
+
+def discover_target(target: Target) -> Discovery:
+    """Discovery on its own (`boardcert profile --discover`): probes, then deletes what it
+    made."""
+    client = Client(target)
+    try:
+        why = client.probe()
+        if why:
+            raise UnreachableError(f"the target {target.base_url} cannot be reached: {why}")
+        api = Api(client, target.profile)
+        ledger = Ledger(api)
+        try:
+            return discover(api, ledger, organization_of(api))
+        finally:
+            ledger.clean_up()
+    finally:
+        client.close()
+
+
+def render(found: Discovery, base_url: str) -> str:
+    """The profile found, as YAML to keep, with what was found (and not) as comments."""
+    data = {"name": "discovered", **{k: v for k, v in found.profile.data.items()
+                                     if k != "name"}}
+    lines = [f"# boardcert implementation profile discovered from {base_url}",
+             f"# on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by boardcert profile --discover.",
+             "# What probing found (the profile's value first, then common spellings):"]
+    lines += [f"#   {line}" for line in found.lines()]
+    lines += ["# Keep it, edit it, then: boardcert run --profile THIS-FILE --base-url URL "
+              "--api-key KEY", ""]
+    return "\n".join(lines) + yaml.safe_dump(data, sort_keys=False, allow_unicode=True,
+                                             default_flow_style=None, width=100)
+
+
+def candidates() -> dict[str, Any]:
+    return yaml.safe_load(DISCOVERY.read_text(encoding="utf-8"))
+
+
+def discover(api: Api, ledger: Ledger, organization_id: str) -> Discovery:
+    """Probe the server (through `api`, whose profile is the user's) and return the profile
+    with what it accepts; the probes' resources go into `ledger`."""
+    probe = _Probe(api, ledger, organization_id, candidates())
+    try:
+        probe.run()
+    except _Stop as stop:
+        probe.stopped(str(stop))
+    except AssertionError as exc:  # no usable answer (ExchangeError): the tests will say more
+        probe.stopped(f"discovery stopped: {str(exc).splitlines()[0]}")
+    except Exception as exc:  # noqa: BLE001 - the run goes on with the profile as given
+        probe.stopped(f"this is a bug in boardcert: discovery failed: {exc!r}")
+    return Discovery(probe.result(), probe.findings)
+
+
+class _Stop(Exception):
+    """Discovery cannot go on (what the rest needs could not be made)."""
+
+
+ORDER = ["create_project", "row_name_property", "rename_project", "rename_row", "create_column",
+         "rename_column", "order_rows", "order_columns", "create_card", "add_card_metadata",
+         "move_cards", "move_cards_by_metadata", "alias_card", "remove_card_metadata",
+         "attach_plugin", "put_plugin_data", "plugin_data_entity_id", "exchange_code"]
+
+
+OTHER_KEYS = ("row_name_property", "plugin_data_entity_id")  # profile keys besides bodies.*
+
+
+class _Probe:
+    def __init__(self, api: Api, ledger: Ledger, organization_id: str,
+                 data: dict[str, Any]) -> None:
+        self.api, self.ledger, self.data = api, ledger, data
+        self.profile = api.profile
+        self.found: dict[str, Any] = copy.deepcopy(self.profile.data)
+        self.proven: set[str] = set()
+        self.findings: list[Finding] = []
+        self.v: dict[str, Any] = {"organization_id": organization_id}
+        self.entry: Any = None  # the project's ledger entry
+
+    # --- the steps, in order ---------------------------------------------------------------
+
+    def run(self) -> None:
+        v = self.v
+        made = self.body("create_project", {"organizationId": v["organization_id"]})
+        if made is None or not isinstance(made.json(), dict) or "id" not in made.json():
+            raise _Stop("no project to probe in (op 2 accepted no body)")
+        v["project_id"] = str(made.json()["id"])
+        self.entry = self.ledger.add("project", projectId=v["project_id"])
+        p = {"projectId": v["project_id"]}
+        v["row_ids"] = [self.row(), self.row()]
+        v["row_id"] = v["row_ids"][0]
+        self.body("rename_project", p)
+        self.body("rename_row", p | {"rowId": v["row_id"]})
+        v["column_ids"] = [self.column(), self.column()]
+        v["column_id"], v["other_column_id"] = v["column_ids"]
+        self.body("rename_column", p | {"columnId": v["column_id"]})
+        self.body("order_rows", p, row_ids=v["row_ids"][::-1])
+        self.body("order_columns", p | {"rowId": v["row_id"]}, column_ids=v["column_ids"][::-1])
+        cards = [self.card() for _ in range(3)]
+        meta = {"key": unique("key"), "value": unique("value")}
+        added = self.body("add_card_metadata", p | {"cardId": cards[1]}, card_id=cards[1],
+                          **meta)
+        v |= {"card_id": cards[0], "card_ids": cards[:1]}
+        self.body("move_cards", p, after_card_id=cards[2], before_card_id=cards[2])
+        if added is not None:
+            self.body("move_cards_by_metadata", p, after_card_id=cards[2],
+                      before_card_id=cards[0], **meta)
+            self.remove_metadata(p | {"cardId": cards[1], "key": meta["key"]}, meta["key"])
+        else:
+            for key in ("move_cards_by_metadata", "remove_card_metadata"):
+                self.skip(key, "no card metadata (op 21 accepted no body)")
+        self.body("alias_card", p | {"cardId": cards[0]})
+        self.plugins(p)
+
+    def row(self) -> str:
+        """A row (op 7 with the row-name property found first); its id."""
+        name = unique("row")
+        key = "row_name_property"
+        if "row_property" not in self.v:
+            given = self.profile.data.get(key)
+            tried = [given] if given in self.data[key] else []
+            tried += [n for n in self.data[key] if n not in tried]
+            for prop in tried:
+                exchange = self.call(7, {"projectId": self.v["project_id"]}, {prop: name})
+                if self.accepted(exchange, name):
+                    self.v["row_property"] = prop
+                    outcome = KEPT if prop == given else FOUND
+                    self.found[key] = prop
+                    self.findings.append(Finding(key, outcome, prop))
+                    return self.made_row(exchange, name)
+            raise _Stop(f"no row to probe in (op 7 accepted neither {' nor '.join(tried)})")
+        exchange = self.call(7, {"projectId": self.v["project_id"]},
+                             {self.v["row_property"]: name})
+        if not self.accepted(exchange, name):
+            raise _Stop(f"no second row (op 7 answered {exchange.status})")
+        return self.made_row(exchange, name)
+
+    def made_row(self, exchange: Exchange, name: str) -> str:
+        row_id = find_named(exchange.json(), name)
+        if row_id is None:
+            raise _Stop("op 7 answered no row carrying the name given")
+        self.ledger.add("row", self.entry, projectId=self.v["project_id"], rowId=row_id)
+        return row_id
+
+    def column(self) -> str:
+        name = unique("column")
+        made = self.body("create_column", {"projectId": self.v["project_id"],
+                                           "rowId": self.v["row_id"]}, name=name)
+        column_id = find_named(made.json(), name) if made is not None else None
+        if column_id is None:
+            raise _Stop("no column to probe in (op 11 accepted no body)")
+        self.ledger.add("column", self.entry, projectId=self.v["project_id"],
+                        columnId=column_id)
+        return column_id
+
+    def card(self) -> str:
+        made = self.body("create_card", {"projectId": self.v["project_id"],
+                                         "columnId": self.v["column_id"]})
+        body = made.json() if made is not None else None
+        if not isinstance(body, dict) or "id" not in body:
+            raise _Stop("no card to probe with (op 15 accepted no body)")
+        self.ledger.add("card", self.entry, projectId=self.v["project_id"],
+                        cardId=str(body["id"]))
+        return str(body["id"])
+
+    def remove_metadata(self, path: dict[str, str], key: str) -> None:
+        """Op 22 "accepts a body": a server that refuses every body but takes none is at fault,
+        whatever the body's fields (the tests then fail it rather than blame the profile)."""
+        if self.body("remove_card_metadata", path, key=key) is None:
+            bare = self.api.call(22, path_params=path)
+            if 200 <= (bare.status or 0) < 300:
+                self.proven.add("remove_card_metadata")
+                self.findings[-1].note += "; it accepts no body at all"
+
+    def plugins(self, p: dict[str, str]) -> None:
+        values = {k: self.profile.data.get(k) for k in ("plugin_id", "entity_id")}
+        if not values["plugin_id"]:
+            for key in ("attach_plugin", "put_plugin_data", "plugin_data_entity_id",
+                        "exchange_code"):
+                self.skip(key, "the profile names no plugin_id")
+            return
+        plugin = self.v["plugin_id"] = str(values["plugin_id"])
+        self.body("attach_plugin", p | {"pluginId": plugin})
+        if not values["entity_id"]:
+            for key in ("put_plugin_data", "plugin_data_entity_id", "exchange_code"):
+                self.skip(key, "the profile names no entity_id")
+            return
+        try:
+            entity = self.v["entity_id"] = str(fill(values["entity_id"], self.v, "entity_id"))
+        except (ConfigError, TypeError):
+            for key in ("put_plugin_data", "plugin_data_entity_id", "exchange_code"):
+                self.skip(key, "the profile's entity_id cannot be filled")
+            return
+        data = {"pluginId": plugin, "entityId": entity, "key": unique("data")}
+        if self.body("put_plugin_data", data, key=data["key"]) is not None:
+            self.ledger.add("plugin_data", **data)
+            self.entity_place(data)
+        else:
+            self.skip("plugin_data_entity_id", "no plugin data to read (op 25)")
+        code = self.profile.data.get("exchange_code")
+        if code:
+            self.body("exchange_code", {"pluginId": plugin, "entityId": entity}, code=code)
+        else:
+            self.skip("exchange_code", "the profile names no exchange_code")
+
+    def entity_place(self, data: dict[str, str]) -> None:
+        """Op 27: the first placement of entityId answered 2xx with the value stored."""
+        key = "plugin_data_entity_id"
+        given = self.profile.data.get(key)
+        tried = ([given] if given else []) + [c for c in self.data[key] if c != given]
+        first: Exchange | None = None
+        for place in tried:
+            where = {"params": {place["name"]: data["entityId"]}} if place["in"] == "query" \
+                else {"headers": {place["name"]: data["entityId"]}}
+            exchange = self.api.call(27, path_params={"pluginId": data["pluginId"],
+                                                      "key": data["key"]}, **where)
+            first = first or exchange
+            if self.accepted(exchange, self.v["value"]):
+                self.found[key] = place
+                self.findings.append(Finding(key, KEPT if place == given else FOUND, place))
+                return
+        self.not_found(key, first)
+
+    # --- one body key ----------------------------------------------------------------------
+
+    def body(self, body_key: str, path: dict[str, str], /, **extra: Any) -> Exchange | None:
+        """Find the body `bodies.<body_key>` its operation answers 2xx to; the answer or None."""
+        key = body_key
+        spec = self.data["bodies"][key]
+        given = (self.profile.data.get("bodies") or {}).get(key)
+        templates = ([given] if given is not None else []) + \
+            [c for c in spec["candidates"] if c != given]
+        again = key in self.proven  # found already (a second column or card): no new finding
+        if again:
+            templates = [self.found["bodies"][key]]
+        anchors = self.data["anchors"] if spec["op"] in (18, 19) else [{}]
+        self.v |= {"name": unique("name"), "alias": unique("alias"), "value": unique("value"),
+                   "key": unique("key")} | extra
+        first: Exchange | None = None
+        for template in templates:
+            for anchor in anchors:
+                try:
+                    body = fill({**template, **anchor}, self.v, f"bodies.{key}")
+                except ConfigError:
+                    continue
+                exchange = self.call(spec["op"], path, body)
+                first = first or exchange
+                if self.accepted(exchange, self.v.get(spec.get("shows", "")), spec, path):
+                    if again:
+                        return exchange
+                    self.found.setdefault("bodies", {})[key] = template
+                    self.proven.add(key)
+                    notes = [f"with {', '.join(anchor)}" if anchor else "",
+                             "" if spec["op"] not in (18, 19) or anchor else "without an anchor",
+                             "" if given is None or template == given else
+                             f"the profile's {_flow(given)} answered {_said(first)}"]
+                    note = "; ".join(n for n in notes if n)
+                    self.findings.append(Finding(f"bodies.{key}",
+                                                 KEPT if template == given else FOUND,
+                                                 template, note))
+                    return exchange
+        if not again:
+            self.not_found(f"bodies.{key}", first)
+        return None
+
+    def call(self, number: int, path: dict[str, str], body: Any) -> Exchange:
+        return self.api.call(number, path_params=path, json=body)
+
+    def accepted(self, exchange: Exchange, shows: Any = None, spec: Any = None,
+                 path: dict[str, str] | None = None) -> bool:
+        """A 2xx; where the data says so, the value sent shows in the answer (or the Card)."""
+        if not 200 <= (exchange.status or 0) < 300:
+            return False
+        try:
+            answer = exchange.json() if exchange.content else None
+        except AssertionError:
+            return False
+        if spec and spec.get("shows_in_card") and path:
+            card = self.api.call(16, path_params=path, json={"name": unique("card")})
+            value = self.v[spec["shows_in_card"]]
+            return card.status == 200 and mentions(card.json(), value)
+        return shows is None or mentions(answer, str(shows))
+
+    def not_found(self, key: str, first: Exchange | None) -> None:
+        self.findings.append(Finding(key, NOT_FOUND, None,
+                                     f"nothing tried was accepted; the profile's value "
+                                     f"answered {_said(first)}" if first else "nothing tried"))
+
+    def skip(self, key: str, why: str) -> None:
+        key = key if key in OTHER_KEYS or key.startswith("bodies.") else f"bodies.{key}"
+        self.findings.append(Finding(key, NOT_TRIED, None, why))
+
+    def stopped(self, why: str) -> None:
+        done = {f.key.removeprefix("bodies.") for f in self.findings}
+        for key in ORDER:
+            if key not in done:
+                self.skip(key, why)
+
+    def result(self) -> Profile:
+        return replace(self.profile, data=self.found, proven=frozenset(self.proven))
+
+
+def unique(label: str) -> str:
+    return f"bc-{label}-{uuid.uuid4().hex[:10]}"
+
+
+def _said(exchange: Exchange | None) -> str:
+    if exchange is None:
+        return "nothing"
+    said = server_message(exchange)
+    return f"{exchange.status}" + (f" {said}" if said else "")
+
+
+def _flow(value: Any) -> str:
+    return yaml.safe_dump(value, default_flow_style=True, width=200).strip()
+

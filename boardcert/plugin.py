@@ -371,7 +371,7 @@ def discovery(base_api: Api, target: Target, request: pytest.FixtureRequest) -> 
                          request.getfixturevalue("organization_id"))
     except NotAssessed as exc:
         return Discovery(target.profile, [Finding("organization", "not tried", None, str(exc))])
-    target.profile = base_api.profile = found.profile  # the Arena and the report read these
+    base_api.profile = found.profile  # the report keeps target.profile: the profile as given
     return found
 
 

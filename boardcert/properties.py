@@ -498,7 +498,7 @@ class Arena:
 
     @property
     def profile(self) -> Profile:
-        return self.target.profile
+        return self.api.profile  # with what discovery found
 
     def board(self) -> None:
         """Make the board on first need; if the server cannot make it, every case that needs

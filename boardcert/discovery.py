@@ -18,10 +18,11 @@ from typing import Any
 
 import yaml
 
+from boardcert import preflight
 from boardcert.api import Api, find_named, mentions, server_message
 from boardcert.client import Client, Exchange
 from boardcert.config import NotAssessed, Profile, Target, fill
-from boardcert.errors import ConfigError, UnreachableError
+from boardcert.errors import ConfigError
 from boardcert.ledger import Ledger
 from boardcert.paths import DISCOVERY
 
@@ -89,13 +90,12 @@ def organization_of(api: Api) -> str:
 
 
 def discover_target(target: Target) -> Discovery:
-    """Discovery on its own (`boardcert profile --discover`): probes, then deletes what it
-    made."""
+    """Discovery on its own (`boardcert profile --discover`): the preflight (ConfigError or
+    UnreachableError for a target that is not the API or refuses the key), the probes, then
+    the deletion of what they made."""
     client = Client(target)
     try:
-        why = client.probe()
-        if why:
-            raise UnreachableError(f"the target {target.base_url} cannot be reached: {why}")
+        preflight.examine(client)
         api = Api(client, target.profile)
         ledger = Ledger(api)
         try:

@@ -69,6 +69,7 @@ class Result:
     messages: dict[str, str]  # requirement id -> why it failed or was not assessed
     seconds: float
     output: str = field(repr=False, default="")
+    reason: str = ""  # the verdict's reason
 
     def failed(self) -> list[str]:
         return sorted(i for i, s in self.statuses.items() if s == "failed")
@@ -85,14 +86,16 @@ FULL = os.environ.get("BOARDCERT_FAULTS_FULL") == "1"
 
 
 def certify(variant: Variant, directory: Path, budget: str = "quick",
-            full: bool = FULL) -> Result:
+            full: bool = FULL, select: str | None = None) -> Result:
     """Serve the variant and run the suites against it; the verdict of its compliance.json.
-    A fault runs only its requirement's tests unless `full` (conformant variants: always all)."""
+    A fault runs only its requirement's tests unless `full` (conformant variants: always all);
+    `select` (a -m expression) chooses the tests instead."""
     key = "variant-" + secrets.token_urlsafe(12)
     profile = write_profile(variant, directory)
     output = directory / "report"
     started = time.monotonic()
-    select = variant.requirement if variant.requirement and not full else None
+    if select is None:
+        select = variant.requirement if variant.requirement and not full else None
     with serving(variant, key) as base_url:
         done = subprocess.run(suite_command(base_url, profile, output, budget, select),
                               env=_env(key), cwd=ROOT, capture_output=True, text=True,
@@ -105,7 +108,7 @@ def certify(variant: Variant, directory: Path, budget: str = "quick",
     requirements = report["requirements"]
     return Result(report["verdict"], {r["id"]: r["status"] for r in requirements},
                   {r["id"]: r["message"] for r in requirements}, seconds,
-                  done.stdout + done.stderr)
+                  done.stdout + done.stderr, report["verdict_reason"])
 
 
 def suite_command(base_url: str, profile: Path, output: Path, budget: str,

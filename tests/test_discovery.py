@@ -1,0 +1,120 @@
+"""A profile that does not fit is not a failing server, and a first run needs no profile
+(issues 13 and 14): discovery finds the bodies a server accepts; a body it cannot find and the
+server refuses leaves its tests "not assessed" with the server's words, never failed.
+
+The whole-suite proof, a server whose every body differs from the defaults certified with no
+profile, is the conformant variant `bodies-elsewhere` in test_conformant_variants.py."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+from faults import CONFORMANT, Variant
+from faults.asgi import Forward, Request, Response
+from faults.edits import error, on
+from faults.harness import certify, serving
+
+from boardcert.api import server_message
+from boardcert.client import Exchange
+from boardcert.config import Target, load_profile
+from boardcert.discovery import FOUND, KEPT, discover_target
+from boardcert.paths import ROOT
+
+
+async def _alias_by_nickname(request: Request, forward: Forward) -> Response:
+    body = request.json()
+    if not isinstance(body, dict) or not isinstance(body.get("nickname"), str):
+        return error(400, "nickname is required")
+    return await forward(request)
+
+
+# Op 20 takes its alias under a name neither the default profile nor discovery guesses.
+NICKNAME = Variant("alias-by-nickname", "op 20 wants {nickname}", None,
+                   lambda _key: on(20, _alias_by_nickname))
+
+
+def _variant(name: str) -> Variant:
+    return next(v for v in CONFORMANT if v.name == name)
+
+
+def test_a_refused_profile_body_is_not_assessed_with_a_hint(tmp_path: Path):
+    """Op 20 refuses the profile's body with 400 and discovery finds none it accepts: its
+    tests are not assessed, naming the body, the server's message and the key to set; the
+    verdict is incomplete with that hint, not non-conformant."""
+    result = certify(NICKNAME, tmp_path, select="op20")
+    assert result.verdict == "incomplete", result.summary()
+    assert not result.failed(), result.summary()
+    message = result.messages["CARD-ALIAS"]
+    assert message.startswith("not assessed: op 20 refused the profile's body {\"columnId\": "), \
+        result.summary()
+    assert 'with 400 "nickname is required"; set bodies.alias_card in your profile' in message
+    assert "set bodies.alias_card in your profile" in result.reason
+
+
+def test_discovery_finds_every_body_of_a_server_that_names_them_otherwise():
+    """Against a server whose bodies all differ from the defaults, discovery finds each one (and
+    rowName, and entityId in a header), reporting what the default profile's value got."""
+    key = "k-" + secrets.token_urlsafe(12)
+    with serving(_variant("bodies-elsewhere"), key) as base_url:
+        found = discover_target(Target(base_url, key, load_profile(None)))
+    outcomes = {f.key: f.outcome for f in found.findings}
+    assert outcomes.pop("bodies.remove_card_metadata") == KEPT  # {} is accepted there too
+    assert set(outcomes.values()) == {FOUND}, found.lines()
+    data = found.profile.data
+    assert data["bodies"]["alias_card"] == {"alias": "{alias}"}
+    assert data["bodies"]["add_card_metadata"] == {"metadataKey": "{key}",
+                                                   "metadataValue": "{value}"}
+    assert data["row_name_property"] == "rowName"
+    assert data["plugin_data_entity_id"] == {"in": "header", "name": "X-Entity-Id"}
+    assert any('answered 400 "alias is required"' in line for line in found.lines())
+    assert found.profile.proven >= {"alias_card", "move_cards", "create_project"}
+
+
+def test_discovery_keeps_what_the_reference_accepts():
+    """Against the reference server every value of the default profile is kept as it is."""
+    key = "k-" + secrets.token_urlsafe(12)
+    with serving(_variant("reference"), key) as base_url:
+        found = discover_target(Target(base_url, key, load_profile(None)))
+    assert {f.outcome for f in found.findings if f.key != "row_name_property"} == {KEPT}, \
+        found.lines()
+    assert found.profile.data["bodies"] == load_profile(None).data["bodies"]
+
+
+def test_profile_discover_writes_a_profile_to_keep(tmp_path: Path):
+    """`boardcert profile --discover -o FILE` writes the profile found, with what was found as
+    comments; it validates, and the key shows nowhere."""
+    key = "k-" + secrets.token_urlsafe(12)
+    out = tmp_path / "found.yaml"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BOARDCERT_"))}
+    with serving(_variant("bodies-elsewhere"), key) as base_url:
+        done = subprocess.run(
+            [sys.executable, "-c", "import sys; from boardcert.cli import main; sys.exit(main())",
+             "profile", "--discover", "--base-url", base_url, "-o", str(out)],
+            env={**env, "BOARDCERT_API_KEY": key}, cwd=ROOT, capture_output=True, text=True,
+            timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = out.read_text(encoding="utf-8")
+    assert key not in text + done.stdout + done.stderr
+    assert "#   bodies.create_project: discovered {title: '{name}'}" in text
+    assert yaml.safe_load(text)["bodies"]["exchange_code"] == {"exchangeCode": "{code}"}
+    assert load_profile(out).data["row_name_property"] == "rowName"
+
+
+def _answer(content: bytes) -> Exchange:
+    return Exchange("POST", "http://x/p", {}, None, status=422, content=content)
+
+
+def test_server_message_reads_the_usual_error_shapes():
+    """The server's own words: FastAPI's detail list (with the field), an error object, text."""
+    assert server_message(_answer(b'{"detail": [{"loc": ["body", "name"], "msg": "Field '
+                                  b'required", "type": "missing"}]}')) == \
+        '"body.name: Field required"'
+    assert server_message(_answer(b'{"error": {"code": "x", "message": "alias is required"}}')) \
+        == '"alias is required"'
+    assert server_message(_answer(b"name missing")) == '"name missing"'
+    assert server_message(_answer(b"")) == ""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from boardcert import requirements
+from boardcert import facts, requirements
 
 JSON_NAME = "compliance.json"
 PASSED, FAILED, NOT_ASSESSED = "passed", "failed", "not assessed"
@@ -258,6 +258,10 @@ def render_diff(found: Diff, name_a: str = "A", name_b: str = "B") -> str:
     for what, key in (("target", "target"), ("profile", "profile"), ("suite", "suite")):
         if _brief(a.get(key)) != _brief(b.get(key)):
             lines.append(f"{what}: {_brief(a.get(key))} -> {_brief(b.get(key))}")
+    if (a.get("profile") or {}).get("content") != (b.get("profile") or {}).get("content") \
+            and _brief(a.get("profile")) == _brief(b.get("profile")):
+        lines.append(f"profile: {_brief(a.get('profile'))}: its content differs")
+    lines += facts.differences(a.get("run"), b.get("run"))
     if a.get("revision") and b.get("revision") and \
             a["revision"].get("summary") != b["revision"].get("summary"):
         lines.append(f"revision: {a['revision']['summary']}\n       -> {b['revision']['summary']}")

@@ -40,7 +40,7 @@ KEY_NAMES = ("boardcert-signing-key.pem", "boardcert-signing-key.pub.pem")
 _EPOCH = (1980, 1, 1, 0, 0, 0)  # fixed entry times: the same files give the same zip
 # manifest fields that repeat compliance.json, checked against it by verify
 _FROM_REPORT = ("verdict", "verdict_reason", "started", "finished", "duration_seconds",
-                "target", "interface_version")
+                "target", "interface_version", "run")
 
 
 class BundleError(Exception):
@@ -169,6 +169,7 @@ def build_manifest(report: dict[str, Any], files: dict[str, bytes],
         "verdict_reason": report["verdict_reason"],
         "must": {"passed": must["passed"], "total": must["total"]},
         "revision": (report.get("revision") or {}).get("summary"),
+        "run": report.get("run"),  # budget, seed, versions, options
         "inputs": {},
         "files": {name: {"sha256": sha256(content), "bytes": len(content)}
                   for name, content in sorted(files.items())},

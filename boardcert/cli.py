@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import re
 import sys
@@ -21,6 +22,7 @@ from typing import Any, TextIO
 
 from boardcert import __version__, requirements
 from boardcert.errors import ConfigError, UnreachableError
+from boardcert.facts import without_key
 from boardcert.paths import DEFAULT_PROFILE, ROOT, RUN_INI, SUITES
 from boardcert.redact import Redactor, short_key_warning
 
@@ -54,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "command", None):
         parser.print_help()
         return EXIT_USAGE
+    args.command_line = argv + (["--", *extra] if extra else [])
     return args.command(args, extra)
 
 
@@ -289,7 +292,8 @@ def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -
     """pytest's argv: never the key (argv shows in JUnit and allure environments); no second
     preflight (this command ran it before starting pytest)."""
     argv = [*_pytest_setup(), "--tb=short", "--no-preflight", f"--report-dir={output}",
-            f"--junitxml={output / 'junit.xml'}", f"--alluredir={output / 'allure-results'}"]
+            f"--junitxml={output / 'junit.xml'}", f"--alluredir={output / 'allure-results'}",
+            f"--boardcert-command={json.dumps(without_key(getattr(args, 'command_line', [])))}"]
     argv += _passed_through(args)
     paths_given = any(_is_path(arg, before) for before, arg in zip(["", *extra], extra,
                                                                     strict=False))
@@ -655,6 +659,8 @@ def cmd_verify(args: argparse.Namespace, extra: list[str]) -> int:
               f"{manifest['must']['total']} MUST) for {_where(manifest['target'])}, run "
               f"{manifest['started']} to {manifest['finished']}, boardcert "
               f"{manifest['suite']['version']}")
+        if manifest.get("run"):
+            print(f"  budget {manifest['run']['budget']}, seed {manifest['run']['seed']}")
     else:
         print(f"boardcert: {path}: ALTERED: {len(found.problems)} problem(s):")
         for problem in found.problems:

@@ -11,6 +11,7 @@ reached) writes no report; the exit status 3 reaches the controller under xdist 
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -20,11 +21,12 @@ from typing import Any
 
 import pytest
 
+from boardcert import facts, requirements, spec
 from boardcert import report as compliance
-from boardcert import requirements, spec
 from boardcert.plugin import TARGET
 from boardcert.redact import Redactor
 
+COMMAND_OPTION = "--boardcert-command"  # `boardcert run`'s own options (JSON), for the report
 UNREACHABLE = 3  # the exit status of a run whose target cannot be reached
 REPORT = pytest.StashKey[dict[str, Any]]()  # the written report, for the terminal summary
 _RANK = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
@@ -38,6 +40,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--report-dir", default=None, metavar="DIR",
                     help="write compliance.json, compliance.md and compliance.html to DIR at "
                     "the end of the run")
+    group.addoption(COMMAND_OPTION, default=None, help=argparse.SUPPRESS)  # from the CLI
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -163,10 +166,21 @@ class Collector:
             profile_name=profile.name if profile else "unknown",
             profile_path=profile.path.name if profile and profile.path else None,
             profile_sha256=profile.sha256 if profile else None,
+            facts=self.facts(),
             profile_content=profile.data if profile else {},
             collection_errors=self.collection_errors,
             read_only=bool(target and target.read_only),
         )
+
+    def facts(self) -> dict[str, Any]:
+        """Budget, seed, versions and the options: `boardcert run`'s when it ran us, else
+        pytest's own command line."""
+        from boardcert.properties import RUN
+
+        given = self.config.getoption("boardcert_command", None)
+        options = json.loads(given) if given else facts.without_key(
+            self.config.invocation_params.args)
+        return facts.record(RUN.budget.name, RUN.seed, options)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         report = self.config.stash.get(REPORT, None)

@@ -79,6 +79,7 @@ class Run:
     profile_content: Mapping[str, Any]  # merged with the defaults
     collection_errors: list[dict[str, str]] = field(default_factory=list)
     profile_sha256: str | None = None
+    facts: Mapping[str, Any] | None = None  # budget, seed, versions, options (boardcert.facts)
     read_only: bool = False  # a --read-only smoke check, not a certification
 
 
@@ -99,6 +100,7 @@ def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
         "target": {"base_url": run.base_url, "reference_server": run.reference_server},
         "profile": {"name": run.profile_name, "path": run.profile_path,
                     "sha256": run.profile_sha256, "content": dict(run.profile_content)},
+        **({"run": dict(run.facts)} if run.facts else {}),
         "started": _iso(run.started),
         "finished": _iso(run.finished),
         "duration_seconds": round((run.finished - run.started).total_seconds(), 3),

@@ -1,0 +1,68 @@
+"""The facts of a run besides its results: budget, seed, versions and the command-line options
+(never the key), recorded in compliance.json, the reports and the bundle manifest."""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Iterable
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from boardcert import __version__
+
+KEY_FLAG = "--api-key"
+PACKAGES = ("schemathesis", "hypothesis", "pytest")  # whose versions can change a run
+
+
+def versions() -> dict[str, str]:
+    """boardcert's, the testing libraries' and Python's versions."""
+    found = {"boardcert": __version__}
+    for name in PACKAGES:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = "not installed"
+    return found | {"python": platform.python_version()}
+
+
+def without_key(argv: Iterable[str]) -> list[str]:
+    """The command line with --api-key's value dropped (the flag stays: a key was given).
+    argparse also takes an abbreviation (--api, --api-k): those lose their value too."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        flag = arg.split("=", 1)[0]
+        if flag.startswith("--a") and KEY_FLAG.startswith(flag):
+            kept.append(KEY_FLAG)
+            skip = "=" not in arg
+        else:
+            kept.append(arg)
+    return kept
+
+
+def record(budget: str, seed: int, options: Iterable[str]) -> dict[str, Any]:
+    """The `run` section of compliance.json (`options` already without the key: dropping
+    twice would drop the option after --api-key)."""
+    return {"budget": budget, "seed": seed, "versions": versions(), "options": list(options)}
+
+
+def differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:
+    """Lines saying how the run facts of two reports differ (none when they agree)."""
+    a, b = a or {}, b or {}
+    lines = [f"{what}: {a.get(what, 'not recorded')} -> {b.get(what, 'not recorded')}"
+             for what in ("budget", "seed") if a.get(what) != b.get(what)]
+    va, vb = a.get("versions") or {}, b.get("versions") or {}
+    lines += [f"{name} version: {va.get(name, 'not recorded')} -> "
+              f"{vb.get(name, 'not recorded')}"
+              for name in dict.fromkeys([*va, *vb]) if va.get(name) != vb.get(name)]
+    if a.get("options") != b.get("options"):
+        lines.append(f"options: {_options(a)}\n      -> {_options(b)}")
+    return lines
+
+
+def _options(facts: dict[str, Any]) -> str:
+    options = facts.get("options")
+    return " ".join(options) if options is not None else "not recorded"

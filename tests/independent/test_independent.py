@@ -17,9 +17,10 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 
 from boardcert.config import load_profile
-from boardcert.paths import ROOT
+from boardcert.paths import DEFAULT_PROFILE, ROOT
 
 from .server import Running, start
 
@@ -27,8 +28,6 @@ HERE = Path(__file__).resolve().parent
 PROFILE = HERE / "profile.yaml"
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
 THOROUGH = os.environ.get("BOARDCERT_THOROUGH") == "1"
-FALSE_ALARMS = pytest.mark.xfail(strict=False,
-                                  reason="boardcert false alarms being fixed under issue 13")
 
 
 @pytest.fixture(scope="module")
@@ -64,10 +63,11 @@ def summary(report: dict[str, Any]) -> str:
 
 
 @pytest.mark.parametrize("budget", [
-    pytest.param("quick", marks=FALSE_ALARMS),
-    pytest.param("standard", marks=FALSE_ALARMS),
-    pytest.param("thorough", marks=[FALSE_ALARMS, pytest.mark.skipif(
-        not THOROUGH, reason="minutes long: set BOARDCERT_THOROUGH=1")]),
+    "quick", "standard",
+    pytest.param("thorough", marks=[
+        pytest.mark.skipif(not THOROUGH, reason="about 5 minutes: set BOARDCERT_THOROUGH=1"),
+        pytest.mark.xfail(strict=False, reason="issue 13: TestBoardWorkflow raises hypothesis "
+                          "FlakyStrategyDefinition at the thorough budget (being fixed)")]),
 ])
 def test_independent_server_is_certified(budget: str, server: Running, key: str,
                                          tmp_path: Path):
@@ -79,6 +79,19 @@ def test_independent_server_is_certified(budget: str, server: Running, key: str,
 def test_profile_is_valid():
     """The independent server's profile passes boardcert's profile schema."""
     assert load_profile(PROFILE).data["name"] == "independent"
+
+
+def test_profile_differs_from_the_reference_profile():
+    """Every request body the interface leaves open is named differently from the reference's
+    (op 18's ids is the interface's own name), and so are op 7, op 21's ids and op 27."""
+    ours = yaml.safe_load(PROFILE.read_text(encoding="utf-8"))
+    reference = yaml.safe_load(DEFAULT_PROFILE.read_text(encoding="utf-8"))
+    same = [name for name, body in ours["bodies"].items()
+            if body == reference["bodies"].get(name) and name != "move_cards"]
+    assert not same
+    for key in ("row_name_property", "metadata_id_is_key", "plugin_data_entity_id",
+                "plugin_id", "entity_id", "exchange_code"):
+        assert ours[key] != reference.get(key), key
 
 
 def test_server_shares_no_code_with_boardcert():

@@ -11,6 +11,7 @@ pytest-xdist carries to the controller and JUnit XML keeps:
                          assessed
     boardcert_error      "Type: message": it broke inside boardcert, a bug in boardcert,
                          never something the server did
+    failure_message      the violations' messages (the report's only, not the item's)
 
 `NotAssessed` becomes a skip. The report reads these fields; only report/render.py makes text
 of the exchanges (here, for the console's "boardcert: evidence" section).
@@ -30,7 +31,7 @@ from boardcert.report.build import BUG
 from boardcert.report.render import evidence_text, exchange_text
 
 FAILED_REQUIREMENTS, EVIDENCE = "failed_requirements", "evidence"
-BOARDCERT_ERROR = "boardcert_error"
+BOARDCERT_ERROR, MESSAGE = "boardcert_error", "failure_message"
 EVIDENCE_SECTION = "boardcert: evidence"
 EXCHANGES_SHOWN = 4  # the test's last exchanges shown with a failure that carries none
 
@@ -61,9 +62,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         report.sections.append((EVIDENCE_SECTION, evidence_text(exchanges)))
         if item.config.pluginmanager.has_plugin("allure_listener"):
             _attach(exchanges)
-    if found and not all(v.traceback for v in found):
-        # Through schemathesis and Hypothesis the traceback says nothing the message does not.
-        report.longrepr = "\n\n".join(str(v) for v in found)
+    if found:
+        message = "\n\n".join(str(v) for v in found)
+        report.user_properties.append((MESSAGE, message))  # this report's only: JUnit has it
+        if not all(v.traceback for v in found):
+            # Through schemathesis and Hypothesis the traceback says nothing the message does not.
+            report.longrepr = message
     if not is_check(exc):
         _record(item, report, "outcome", "error")
         if is_bug(exc) and requirement_ids(item):  # a conformance test, not one of our own

@@ -129,7 +129,9 @@ class Collector:
                 test[name] = str(value)
         outcome = phase_outcome(report)
         if _RANK[outcome] > _RANK[test["outcome"]]:
-            test["outcome"], test["message"] = outcome, phase_message(report)
+            test["outcome"] = outcome
+            test["message"] = dict(report.user_properties).get("failure_message") or \
+                phase_message(report)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -394,6 +394,7 @@ def test_results_plugin_writes_the_report(pytester: pytest.Pytester, tmp_path: P
         "not assessed"
     failed = next(t for t in built["tests"] if t["nodeid"].endswith("test_property_failure"))
     assert failed["failed_requirements"] == ["NO-SERVER-ERROR"]
+    assert failed["message"].startswith("op 15 broke 1 check:")  # no "[gw0] linux" line
     assert [(x["method"], x["status"]) for x in failed["evidence"]] == [("POST", 500)]
     junit = (tmp_path / "junit.xml").read_text()
     assert '<property name="failed_requirements" value="NO-SERVER-ERROR"' in junit

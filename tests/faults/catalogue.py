@@ -593,8 +593,12 @@ async def _malformed_500(request: Request, forward: Forward) -> Response:
 
 
 async def _wrong_type_500(request: Request, forward: Forward) -> Response:
+    """A 500 to a JSON body whose name is not a string; NaN and Infinity are not JSON at all
+    (the reference rejects them as malformed), so they are forwarded."""
     body = request.json()
-    if isinstance(body, dict) and "name" in body and not isinstance(body["name"], str):
+    if isinstance(body, dict) and "name" in body and not isinstance(body["name"], str) \
+            and "NaN" not in request.body.decode("utf-8", "replace") \
+            and "Infinity" not in request.body.decode("utf-8", "replace"):
         return Response(500, b"TypeError: object of type int has no len()",
                         {"content-type": "text/plain"})
     return await forward(request)
@@ -627,6 +631,8 @@ ERRORS_AND_CREATION = [
           "a body that is not JSON crashes the server (500)", _malformed_500),
     fault("project-rename-wrong-type-500", "NO-SERVER-ERROR",
           "op 5 answers 500 to a name that is not a string", on(5, _wrong_type_500)),
+    fault("card-create-wrong-type-500", "NO-SERVER-ERROR",
+          "op 15 answers 500 to a card name that is not a string", on(15, _wrong_type_500)),
     fault("card-create-rejected-but-created", "REJECTED-CHANGES-NOTHING",
           "op 15 creates an 'untitled' card before it validates the body, then answers 4xx",
           on(15, _creates_before_validating)),

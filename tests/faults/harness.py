@@ -86,10 +86,11 @@ FULL = os.environ.get("BOARDCERT_FAULTS_FULL") == "1"
 
 
 def certify(variant: Variant, directory: Path, budget: str = "quick",
-            full: bool = FULL, select: str | None = None) -> Result:
+            full: bool = FULL, select: str | None = None,
+            extra: tuple[str, ...] = ()) -> Result:
     """Serve the variant and run the suites against it; the verdict of its compliance.json.
     A fault runs only its requirement's tests unless `full` (conformant variants: always all);
-    `select` (a -m expression) chooses the tests instead."""
+    `select` (a -m expression) chooses the tests instead; `extra`: more pytest arguments."""
     key = "variant-" + secrets.token_urlsafe(12)
     profile = write_profile(variant, directory)
     output = directory / "report"
@@ -97,7 +98,8 @@ def certify(variant: Variant, directory: Path, budget: str = "quick",
     if select is None:
         select = variant.requirement if variant.requirement and not full else None
     with serving(variant, key) as base_url:
-        done = subprocess.run(suite_command(base_url, profile, output, budget, select),
+        done = subprocess.run([*suite_command(base_url, profile, output, budget, select),
+                               *extra],
                               env=_env(key), cwd=ROOT, capture_output=True, text=True,
                               timeout=SUITE_TIMEOUT)
     seconds = time.monotonic() - started

@@ -49,6 +49,12 @@ def _missing_project_field(name: str) -> Variant:
                  edit_answers(PROJECT_OPS, without(name)))
 
 
+def _half_wrapped(body: Any) -> Any:
+    """Only id and name stay at the top level; the rest moved under "project"."""
+    return {"id": body["id"], "name": body["name"],
+            "project": {k: v for k, v in body.items() if k not in ("id", "name")}}
+
+
 def _rows_other_key(body: Any) -> Any:
     return {"items": body["rows"]}
 
@@ -82,6 +88,9 @@ SHAPES = [
     fault("project-wrapped", "PROJECT-NOT-WRAPPED",
           "Project answers keep the pre-2024-05-19 shape {\"project\": {...}}",
           edit_answers(PROJECT_OPS, _wrapped)),
+    fault("project-half-wrapped", "PROJECT-NOT-WRAPPED",
+          "Project answers keep id and name at the top level and the rest under \"project\"",
+          edit_answers(PROJECT_OPS, _half_wrapped)),
     *[_missing_project_field(name) for name in PROJECT_FIELDS],
     fault("rows-bare-list", "ROWS-PROPERTY-REQUIRED", "op 6 answers the bare list of rows",
           edit_answers(6, lambda body: body["rows"])),
@@ -101,6 +110,9 @@ SHAPES = [
     fault("exchange-no-user-token", "EXCHANGE-USER-TOKEN",
           "exchange-code answers the token as 'token', not userToken",
           edit_answers(28, _token_renamed)),
+    fault("exchange-user-token-null", "EXCHANGE-USER-TOKEN",
+          "exchange-code answers userToken: null (a token that was never minted)",
+          edit_answers(28, lambda body: {**body, "userToken": None})),
     fault("plugins-property-missing", "PLUGINS-PROPERTY",
           "plugin removal answers {\"removed\": id} instead of an object with plugins",
           edit_answers(24, lambda body: {"removed": True})),

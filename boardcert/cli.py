@@ -3,7 +3,7 @@ keygen.
 
 Exit codes (conformance policy, section 4): 0 conformant (and conformant with warnings unless
 --strict), 1 non-conformant or incomplete, 2 usage or configuration error, 3 the target cannot
-be reached.
+be reached (or stopped answering), 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from boardcert.paths import DEFAULT_PROFILE, ROOT, RUN_INI, SUITES
 from boardcert.redact import Redactor, short_key_warning
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 KEY_ENV = "BOARDCERT_API_KEY"
 REPORT_FILES = ("compliance.html", "compliance.md", "compliance.json", "badge.svg", "junit.xml",
                 "allure-results")
@@ -57,7 +58,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     args.command_line = argv + (["--", *extra] if extra else [])
-    return args.command(args, extra)
+    try:
+        return args.command(args, extra)
+    except KeyboardInterrupt:  # outside pytest (which handles its own): the preflight, say
+        error("interrupted")
+        return EXIT_INTERRUPTED
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="boardcert", description="Certify a Board Project Service Interface server.",
         epilog="exit codes: 0 conformant (with warnings too, unless --strict), "
         "1 non-conformant or incomplete, 2 usage or configuration error, "
-        "3 target unreachable")
+        "3 target unreachable (or it stopped answering), 130 interrupted")
     parser.add_argument("--version", action="version", version=f"boardcert {__version__}")
     sub = parser.add_subparsers()
 
@@ -88,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="at most N requests per second, over all test workers")
     run.add_argument("--max-body", type=int, metavar="BYTES",
                      help="largest response body read (default 8 MiB)")
+    run.add_argument("--max-failures", type=int, metavar="N",
+                     help="stop after N failing tests (the report then says incomplete)")
     run.add_argument("--no-preflight", action="store_true",
                      help="skip the check, before any test, that GET /users/me answers JSON "
                      "for the key (a refused connection still stops the run)")
@@ -183,6 +190,8 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     base_url = args.base_url or os.environ.get("BOARDCERT_BASE_URL") or ""
     api_key = args.api_key or os.environ.get(KEY_ENV) or ""
     try:
+        if args.max_failures is not None and args.max_failures < 1:
+            raise ConfigError("--max-failures must be at least 1")
         target = check_target(base_url, api_key, args.profile, args.request_timeout)
         from boardcert.config import check_project_id
         check_project_id(args.project_id, args.read_only)
@@ -314,6 +323,8 @@ def _passed_through(args: argparse.Namespace) -> list[str]:
         value = getattr(args, flag)
         if value:
             argv.append(f"--{flag.replace('_', '-')}={value}")
+    if args.max_failures is not None:
+        argv.append(f"--maxfail={args.max_failures}")
     return argv + (["--read-only"] if args.read_only else [])
 
 
@@ -332,16 +343,20 @@ def _is_path(arg: str, before: str) -> bool:
 
 
 class _RunWatch:
-    """Given to pytest.main: learns whether the run stopped because the target is unreachable."""
+    """Given to pytest.main: learns whether the run stopped because the target is unreachable
+    (or stopped answering), or because it was interrupted (Ctrl-C)."""
 
     def __init__(self) -> None:
         self.unreachable = False
+        self.interrupted = False
         self.message = ""
 
     def pytest_unconfigure(self, config: Any) -> None:
         watch = config.pluginmanager.get_plugin("boardcert-exit-watch")
         if watch is not None and watch.unreachable:
             self.unreachable, self.message = True, watch.message
+        elif watch is not None:
+            self.interrupted = watch.cancelled
 
 
 def _pytest_main(argv: list[str], watch: _RunWatch) -> int:
@@ -351,27 +366,35 @@ def _pytest_main(argv: list[str], watch: _RunWatch) -> int:
 
 
 def outcome(code: int, watch: _RunWatch, output: Path, strict: bool) -> int:
-    """The exit code of a run, from the verdict in its compliance.json."""
+    """The exit code of a run, from the verdict in its compliance.json (3 for a target that
+    stopped answering, 130 for an interrupted run, whatever the verdict)."""
     from boardcert import report
 
-    if watch.unreachable:
-        first = watch.message.splitlines()[0] if watch.message else "no answer"
-        error(f"{first} (no report written)")
-        return EXIT_UNREACHABLE
-    if code == 4:  # pytest's usage error: a bad flag, a bad profile key
+    if code == 4 and not watch.unreachable:  # pytest's usage error: a bad flag, a profile key
         return EXIT_USAGE
+    first = watch.message.splitlines()[0] if watch.message else "no answer"
     try:
         found = report.load(output)
     except report.ReportError as exc:
+        if watch.unreachable:
+            error(f"{first} (no report written)")
+            return EXIT_UNREACHABLE
         error(f"no compliance report was written (pytest exit status {code}): {exc}")
-        return EXIT_FAILED
+        return EXIT_INTERRUPTED if watch.interrupted else EXIT_FAILED
     verdict, smoke = found["verdict"], found.get("read_only")
     if smoke:  # --read-only: its own verdict, never a certification
         exit_code = EXIT_OK if smoke["passed"] else EXIT_FAILED
-        print(f"\nboardcert: {smoke['summary']} (exit {exit_code})")
     else:
         exit_code = EXIT_OK if verdict == "conformant" or (
             verdict == "conformant with warnings" and not strict) else EXIT_FAILED
+    if watch.unreachable:
+        error(first)
+        exit_code = EXIT_UNREACHABLE
+    elif watch.interrupted:
+        exit_code = EXIT_INTERRUPTED
+    if smoke:
+        print(f"\nboardcert: {smoke['summary']} (exit {exit_code})")
+    else:
         print(f"\nboardcert: {verdict.upper()}: {found['verdict_reason']} (exit {exit_code}"
               f"{', --strict' if strict and verdict == 'conformant with warnings' else ''})")
     written = [name + "/" * (output / name).is_dir() for name in REPORT_FILES
@@ -475,7 +498,8 @@ def after_run(args: argparse.Namespace, after: _AfterRun, output: Path, exit_cod
     """Compare with the baseline (its exit code then replaces the verdict's), then bundle."""
     from boardcert import baseline, bundle, report
 
-    if exit_code in (EXIT_USAGE, EXIT_UNREACHABLE) or not (output / report.JSON_NAME).is_file():
+    if exit_code in (EXIT_USAGE, EXIT_UNREACHABLE, EXIT_INTERRUPTED) \
+            or not (output / report.JSON_NAME).is_file():
         return exit_code
     if after.compares:
         found = report.load(output)

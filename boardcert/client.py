@@ -41,7 +41,7 @@ REDACTED = MASK
 SHOWN = 1500  # characters of a body shown in evidence
 MAX_RETRIES = 3  # on 429
 MAX_RETRY_WAIT = 5.0  # seconds, per retry, whatever Retry-After asks
-GONE_AFTER = 3  # connection failures in a row after which the target has gone away
+GONE_AFTER = 3  # requests in a row refused or unanswered: the target may have gone away
 READS = frozenset({"GET", "HEAD", "OPTIONS"})  # what --read-only lets through
 DEFAULT = object()  # "send the configured key"
 
@@ -152,15 +152,17 @@ class Client:
         )
         self._lock = threading.Lock()
         self._next_slot = 0.0
-        self.refused = 0  # connection failures in a row: the target may have gone away
+        self.unanswered = 0  # requests in a row refused or timed out: the target may be gone
         self._redactor = Redactor()
 
     @property
     def gone(self) -> str | None:
-        """Why the target seems to have gone away (GONE_AFTER connection failures in a row)."""
-        if self.refused < GONE_AFTER:
+        """Why the target seems to have gone away (GONE_AFTER requests in a row refused or
+        unanswered in time)."""
+        if self.unanswered < GONE_AFTER:
             return None
-        return next((e.error for e in reversed(self.log) if e.failure == CONNECT), None)
+        return next((e.error for e in reversed(self.log) if e.failure in (CONNECT, TIMEOUT)),
+                    None)
 
     def close(self) -> None:
         self._http.close()
@@ -236,7 +238,8 @@ class Client:
             exchange.error = f"{type(exc).__name__}: {self.redact(str(exc)) or 'transport error'}"
         finally:
             exchange.elapsed = time.perf_counter() - started
-            self.refused = self.refused + 1 if exchange.failure == CONNECT else 0
+            silent = exchange.failure in (CONNECT, TIMEOUT)
+            self.unanswered = self.unanswered + 1 if silent else 0
         if exchange.error:
             raise ExchangeError(f"request failed: {exchange.error}", exchanges=[exchange])
         return exchange

@@ -344,12 +344,16 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
 
 
 def pytest_runtest_teardown(item: pytest.Item) -> None:
-    """A target that stops answering during the run ends it (exit 3) after the test that
-    found it, rather than failing every test that follows (each after a connect timeout)."""
-    target = item.config.stash[TARGET]
+    """A target that stops answering during the run (requests in a row refused or timed out,
+    and GET /users/me unanswered too) ends it with exit 3 after the test that found it, and
+    a report that says so, rather than failing every test that follows, each after a
+    timeout."""
     client = item.config.stash.get(CLIENT, None)
-    why = client.gone if client is not None else None
+    if client is None or not client.gone:
+        return
+    why = preflight.silent(client)
     if why:
+        target = item.config.stash[TARGET]
         pytest.exit(f"target {target.base_url} stopped answering during the run: {why}",
                     returncode=3)
 

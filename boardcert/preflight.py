@@ -51,6 +51,14 @@ def reachable(client: Client) -> str | None:
     return exchange.error if exchange.failure == CONNECT else None
 
 
+def silent(client: Client) -> str | None:
+    """Why the target answers nothing now (a refused connection, or no answer in time); None
+    when it answers anything. Asked when requests in a row got no answer: a server that hangs
+    on one operation only still answers this, and the run goes on."""
+    exchange = _send(client, key_given=True)
+    return exchange.error if exchange.failure in (CONNECT, TIMEOUT) else None
+
+
 def _send(client: Client, key_given: bool) -> Exchange:
     try:
         return client.request("GET", spec.operation(1).path,

@@ -4,9 +4,10 @@
 A pytest plugin module, loaded with boardcert.plugin. Results are collected from
 `pytest_runtest_logreport`, which pytest-xdist replays on the controller with each report's
 user properties (requirements, operations, observations, and what boardcert.failures records:
-failed requirements, evidence, boardcert errors), so the controller alone
-writes the report. A run stopped by `pytest.exit(..., returncode=3)` (the target cannot be
-reached) writes no report; the exit status 3 reaches the controller under xdist too.
+failed requirements, evidence, boardcert errors), so the controller alone writes the report.
+A run stopped before any test (the preflight, nothing listening) writes no report; a run cut
+short later (the target stopped answering: exit 3, which reaches the controller under xdist
+too; Ctrl-C; --maxfail) writes one whose verdict is incomplete, with the reason.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from boardcert.redact import Redactor
 
 COMMAND_OPTION = "--boardcert-command"  # `boardcert run`'s own options (JSON), for the report
 UNREACHABLE = 3  # the exit status of a run whose target cannot be reached
+MAXFAIL = re.compile(r"stopping after (\d+) failures?")  # pytest's, and pytest-xdist's, words
 REPORT = pytest.StashKey[dict[str, Any]]()  # the written report, for the terminal summary
 _RANK = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
 # The exception name before a failed check's message ("boardcert.errors.Violation: ...").
@@ -63,12 +65,16 @@ class ExitWatch:
         self.session: pytest.Session | None = None
         self.returncode: int | None = None
         self.message = ""
+        self.interrupted: str | None = None  # why pytest was interrupted, if it was
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.session = session
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
-        if isinstance(excinfo.value, pytest.exit.Exception) and self.returncode is None:
+        if not isinstance(excinfo.value, pytest.exit.Exception):
+            # Ctrl-C, or pytest-xdist stopping the controller (its --maxfail, a worker's exit)
+            self.interrupted = str(excinfo.value) or "KeyboardInterrupt"
+        elif self.returncode is None:
             self.returncode = excinfo.value.returncode
             self.message = excinfo.value.msg
             if self.session is not None and hasattr(self.config, "workerinput"):
@@ -90,6 +96,11 @@ class ExitWatch:
     @property
     def unreachable(self) -> bool:
         return self.returncode == UNREACHABLE
+
+    @property
+    def cancelled(self) -> bool:
+        """Interrupted by the user (Ctrl-C), not by pytest-xdist stopping at --maxfail."""
+        return self.interrupted is not None and not MAXFAIL.match(self.interrupted)
 
 
 # --- collecting results ------------------------------------------------------------------
@@ -136,10 +147,10 @@ class Collector:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         watch = self.config.pluginmanager.get_plugin("boardcert-exit-watch")
-        if watch is not None and (watch.unreachable or watch.returncode and not self.tests):
-            return  # stopped before any test (the preflight) or the target is gone
-        report = _redactor(self.config).document(compliance.build(self.results(),
-                                                                self.run_facts()),
+        if watch is not None and watch.returncode and not self.tests:
+            return  # stopped before any test: the preflight, or nothing listening
+        facts = self.run_facts(stopped(session, watch, len(self.tests)))
+        report = _redactor(self.config).document(compliance.build(self.results(), facts),
                                                  compliance.schema())
         compliance.write(report, self.directory)
         self.config.stash[REPORT] = report
@@ -156,7 +167,7 @@ class Collector:
             blamed=t["failed_requirements"], boardcert_error=redact(t["boardcert_error"]),
         ) for nodeid, t in self.tests.items()]
 
-    def run_facts(self) -> compliance.Run:
+    def run_facts(self, stopped: str | None = None) -> compliance.Run:
         target = self.config.stash.get(TARGET, None)
         configured = bool(self.config.option.base_url or os.environ.get("BOARDCERT_BASE_URL"))
         profile = target.profile if target else None
@@ -172,6 +183,7 @@ class Collector:
             profile_content=profile.data if profile else {},
             collection_errors=self.collection_errors,
             read_only=bool(target and target.read_only),
+            stopped=stopped,
         )
 
     def facts(self) -> dict[str, Any]:
@@ -196,6 +208,22 @@ class Collector:
                                   f"{k['not assessed']:3} not assessed  (of {k['total']})")
         terminalreporter.line(f"verdict: {report['verdict']}; report: "
                               f"{self.directory / compliance.HTML_NAME}")
+
+
+def stopped(session: pytest.Session, watch: ExitWatch | None, done: int) -> str | None:
+    """Why the run ended before its last test, as the verdict's reason says it (None when it
+    ran to the end)."""
+    total = session.testscollected
+    if watch is not None and watch.unreachable:
+        return f"the target stopped answering after {done} of {total} tests"
+    interrupted = watch.interrupted if watch is not None else None
+    maxfail = MAXFAIL.match(str(session.shouldfail or interrupted or ""))
+    if maxfail:  # pytest's message (under xdist the controller is interrupted with it)
+        n = int(maxfail[1])
+        return f"stopped after {n} failure{'s' if n != 1 else ''} (--max-failures)"
+    if watch is not None and watch.cancelled:
+        return f"interrupted after {done} of {total} tests"
+    return None
 
 
 def phase_outcome(report: pytest.TestReport) -> str:

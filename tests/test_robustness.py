@@ -227,13 +227,17 @@ def test_run_against_misbehaving_server_fails_with_evidence(pytester, servers, n
     output = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in output
     result.assert_outcomes(failed=2)
-    assert output.count("boardcert: evidence") == 2
-    assert "reproduce: curl -sS -X GET" in output and "'x-api-key: ***'" in output.lower()
-    assert str(SEEN.get(expected, expected)) in output
-    assert KEY not in output
     written = json.loads((report / "compliance.json").read_text())
     assert {t["outcome"] for t in written["tests"]} == {"failed"}
     assert all(t["evidence"][-1]["curl"].startswith("curl -sS -X GET") for t in written["tests"])
+    assert KEY not in output
+    if expected == TIMEOUT:  # nothing answers in time: after 3 in a row the target is gone
+        assert result.ret == 3 and "stopped answering during the run" in output
+        assert str(SEEN[expected]) in json.dumps(written["tests"])  # pytest shows no failures
+        return
+    assert output.count("boardcert: evidence") == 2
+    assert "reproduce: curl -sS -X GET" in output and "'x-api-key: ***'" in output.lower()
+    assert str(SEEN.get(expected, expected)) in output
     assert KEY not in (report / "compliance.json").read_text()
 
 

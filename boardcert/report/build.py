@@ -81,6 +81,7 @@ class Run:
     profile_sha256: str | None = None
     facts: Mapping[str, Any] | None = None  # budget, seed, versions, options (boardcert.facts)
     read_only: bool = False  # a --read-only smoke check, not a certification
+    stopped: str | None = None  # why the run ended early ("interrupted after 3 of 40 tests")
 
 
 def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
@@ -90,6 +91,9 @@ def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
     ops = [operation_result(op, tests) for op in spec.operations().values()]
     observations = collect_observations(tests)
     verdict, reason = decide(reqs)
+    if run.stopped:  # a run cut short certifies nothing; what failed so far is still said
+        so_far = f" (so far: {reason})" if verdict == NON_CONFORMANT else ""
+        verdict, reason = INCOMPLETE, f"{run.stopped}{so_far}"
     smoke = read_only_result(reqs, tests) if run.read_only else None
     if smoke:
         reason = f"{smoke['summary']} ({reason[0].lower()}{reason[1:]})"

@@ -180,3 +180,24 @@ class Dying:
         if self.count == self.after:
             threading.Thread(target=self.die, daemon=True).start()
         await fixed(503, '{"error": "going away"}')(scope, receive, send)
+
+
+@dataclass
+class Hanging:
+    """Hands requests to `app` until the `after`-th; from then on (only those matching
+    `method` and the regular expression `path`, when given) never answers."""
+
+    app: Any
+    after: int
+    method: str | None = None
+    path: str | None = None
+    count: int = 0
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            self.count += 1
+            matches = self.method in (None, scope["method"]) \
+                and (self.path is None or re.fullmatch(self.path, scope["path"]))
+            if self.count >= self.after and matches:
+                await asyncio.Event().wait()  # until the server stops
+        await self.app(scope, receive, send)

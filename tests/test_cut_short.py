@@ -1,0 +1,155 @@
+"""Runs cut short (issue 14): a target that stops answering mid-run ends it with exit 3 and a
+report that says so; Ctrl-C ends `boardcert run` with exit 130, an "interrupted" verdict and
+nothing left on the server; --max-failures stops early. Each writes a report whose verdict
+is incomplete, with the reason."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from hostile import apps
+from hostile.servers import Servers
+
+from boardcert import cli
+from boardcert.paths import ROOT, SUITES
+from boardcert.reference.app import create_app
+
+pytest_plugins = ["pytester"]
+
+KEY = "cut-short-key-4b7e90"
+CARDS = str(SUITES / "test_cards.py")
+
+
+@pytest.fixture
+def servers() -> Iterator[Servers]:
+    with Servers() as running:
+        yield running
+
+
+@pytest.fixture(autouse=True)
+def _no_target_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("BOARDCERT_BASE_URL", "BOARDCERT_API_KEY", "BOARDCERT_PROFILE",
+                 "BOARDCERT_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def verdict(directory: Path) -> tuple[str, str]:
+    found = json.loads((directory / "compliance.json").read_text(encoding="utf-8"))
+    return found["verdict"], found["verdict_reason"]
+
+
+# --- the target stops answering -------------------------------------------------------------
+
+def test_target_gone_mid_run_exits_3_with_a_report(servers, tmp_path, capsys):
+    """`boardcert run`, the server stops listening after 40 requests: exit 3, the message once,
+    and a report whose verdict is incomplete: the target stopped answering after N of M."""
+    dying = apps.Dying(create_app(KEY), after=40, die=lambda: servers.stop(url))
+    url = servers.asgi(dying)
+    out = tmp_path / "out"
+    code = cli.main(["run", "--base-url", url, "--api-key", KEY, "--request-timeout", "1",
+                     "--output", str(out), "--", CARDS])
+    captured = capsys.readouterr()
+    assert code == 3, captured.out + captured.err
+    assert captured.err.count(f"target {url} stopped answering during the run") == 1
+    found, reason = verdict(out)
+    done = re.fullmatch(r"the target stopped answering after (\d+) of (\d+) tests", reason)
+    assert found == "incomplete" and done and 0 < int(done[1]) < int(done[2]), reason
+    assert f"INCOMPLETE: {reason} (exit 3)" in captured.out
+
+
+def run_suites(pytester: pytest.Pytester, base_url: str, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_inprocess(
+        "-p", "boardcert.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+        "--base-url", base_url, "--api-key", KEY, "--request-timeout", "0.5", *args)
+
+
+def test_target_that_hangs_mid_run_exits_3_with_a_report(pytester, servers, tmp_path):
+    """From its 30th request on the server never answers: three timeouts in a row and an
+    unanswered GET /users/me end the run with exit 3 in seconds, with the report."""
+    url = servers.asgi(apps.Hanging(create_app(KEY), after=30))
+    started = time.monotonic()
+    result = run_suites(pytester, url, CARDS, f"--report-dir={tmp_path}")
+    assert result.ret == 3
+    assert time.monotonic() - started < 15
+    output = result.stdout.str() + result.stderr.str()
+    assert output.count("stopped answering during the run: no response within") == 1, output
+    found, reason = verdict(tmp_path)
+    assert (found, reason.split(" after ")[0]) == ("incomplete", "the target stopped answering")
+
+
+def test_one_operation_that_hangs_does_not_end_the_run(pytester, servers):
+    """Three timeouts in a row on one path, while GET /users/me still answers: the tests
+    fail, the run goes on to the end."""
+    pytester.makepyfile("""
+        import pytest
+
+        def test_slow(client):
+            for _ in range(4):
+                with pytest.raises(AssertionError, match="no response within"):
+                    client.request("GET", "/slow")
+
+        def test_after(api):
+            assert api.call(1).status == 200
+    """)
+    url = servers.asgi(apps.Hanging(create_app(KEY), after=0, method="GET", path="/slow"))
+    result = run_suites(pytester, url)
+    result.assert_outcomes(passed=2)
+    assert result.ret == 0
+
+
+# --- Ctrl-C -----------------------------------------------------------------------------------
+
+def test_interrupted_run_exits_130_cleans_up_and_says_so(servers, tmp_path):
+    """SIGINT to `boardcert run` while tests create projects: exit 130, the verdict
+    "incomplete" because "interrupted after N of M tests", and every project it created is
+    deleted from the server."""
+    recorder = apps.Recorder(create_app(KEY))
+    url = servers.asgi(recorder)
+    out = tmp_path / "out"
+    env = {**os.environ, "BOARDCERT_API_KEY": KEY}
+    run = subprocess.Popen([sys.executable, "-m", "boardcert.cli", "run", "--base-url", url,
+                            "--output", str(out), "--", CARDS],
+                           cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(recorder.created_projects()) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    run.send_signal(signal.SIGINT)
+    stdout, stderr = run.communicate(timeout=60)
+    assert run.returncode == 130, stdout + stderr
+    found, reason = verdict(out)
+    assert found == "incomplete" and reason.startswith("interrupted after "), reason
+    assert f"INCOMPLETE: {reason} (exit 130)" in stdout
+    created = recorder.created_projects()
+    assert len(created) >= 3
+    with httpx.Client(base_url=url, headers={"X-API-Key": KEY}) as http:
+        assert [http.get(f"/projects/{p}").status_code for p in created] == [404] * len(created)
+    assert "Traceback" not in stderr
+
+
+# --- --max-failures ---------------------------------------------------------------------------
+
+def test_max_failures_stops_early_and_says_so(servers, tmp_path, capsys):
+    """A server that fails everything: --max-failures 3 stops after the third failure, the
+    report says incomplete: stopped after 3 failures."""
+    url = servers.asgi(apps.fixed(200, '{"currentOrganization": {"id": "1"}, '
+                                  '"currentProject": null, "organizations": []}'))
+    out = tmp_path / "out"
+    code = cli.main(["run", "--base-url", url, "--api-key", KEY, "--max-failures", "3",
+                     "--output", str(out), "--", CARDS])
+    captured = capsys.readouterr()
+    assert code == 1, captured.out + captured.err
+    found, reason = verdict(out)
+    assert (found, reason) == ("incomplete", "stopped after 3 failures (--max-failures)")
+    tests = json.loads((out / "compliance.json").read_text())["tests"]
+    assert sum(t["outcome"] in ("failed", "error") for t in tests) == 3

@@ -106,3 +106,13 @@ def test_a_plain_pytest_run_records_its_options_without_the_key(pytester):
     assert found["options"][-10:] == ["-p", "boardcert.plugin", "-p", "no:cacheprovider",
                                       "--api-key", "--budget", "7", "--report-dir", "out", "-q"]
     assert "SECRET-k3y" not in json.dumps(found)
+
+
+def test_diff_says_when_the_profile_content_differs_under_the_same_name():
+    """Two runs with a profile of the same name but other content: diff says so."""
+    a = synthetic_report()
+    b = copy.deepcopy(a)
+    b["profile"]["content"] = {"plugin_id": "other"}
+    assert "profile: reference: its content differs" in baseline.render_diff(
+        baseline.diff(a, b))
+    assert "its content differs" not in baseline.render_diff(baseline.diff(a, copy.deepcopy(a)))

@@ -177,6 +177,18 @@ def test_exit_code_follows_the_verdict(tmp_path, capsys, verdict, strict, code):
     assert f"boardcert: {verdict.upper()}:" in capsys.readouterr().out
 
 
+def test_the_last_line_counts_the_errors_inside_boardcert(tmp_path, capsys):
+    """A run in which tests broke inside boardcert ends saying how many, as boardcert's bug."""
+    built = sample_report("incomplete")
+    built["boardcert_errors"] = [{"test": "t::x", "error": "KeyError: 'rows'",
+                                  "requirements": ["ROW-RENAME"]}] * 2
+    report.write(built, tmp_path)
+    cli.outcome(1, cli._RunWatch(), tmp_path, False)
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("boardcert: 2 errors inside boardcert: a bug in boardcert, not "
+                           "something the server did")
+
+
 def test_no_report_written_is_a_failure(tmp_path, capsys):
     assert cli.outcome(2, cli._RunWatch(), tmp_path, False) == cli.EXIT_FAILED
     assert "no compliance report was written" in capsys.readouterr().err

@@ -357,6 +357,11 @@ def test_passes():
 def test_breaks():
     raise KeyError("rows")
 
+@pytest.mark.requirement("CARD-ALIAS")
+def test_hypothesis_breaks():
+    from hypothesis.errors import FlakyStrategyDefinition
+    raise FlakyStrategyDefinition("Inconsistent data generation!")
+
 @pytest.mark.requirement("PROJECT-TOP-LEVEL", "CARD-FIELD-TYPES", "NO-SERVER-ERROR")
 def test_property_failure():
     # As Hypothesis reports distinct failures: a group; the text names no requirement at the
@@ -382,7 +387,8 @@ def test_results_plugin_writes_the_report(pytester: pytest.Pytester, tmp_path: P
     outcomes = {t["nodeid"].split("::")[1]: t["outcome"] for t in built["tests"]}
     assert outcomes == {"test_should_fails": "failed", "test_not_assessed": "skipped",
                         "test_observes": "passed", "test_passes": "passed",
-                        "test_breaks": "error", "test_property_failure": "failed"}
+                        "test_breaks": "error", "test_hypothesis_breaks": "error",
+                        "test_property_failure": "failed"}
     assert status(built, "CARD-RENAME") == "failed"
     assert status(built, "ROW-RENAME") == "not assessed"
     assert next(r for r in built["requirements"] if r["id"] == "PROJECT-DELETE")[
@@ -405,19 +411,26 @@ def test_results_plugin_writes_the_report(pytester: pytest.Pytester, tmp_path: P
 @pytest.mark.parametrize("workers", [[], ["-n", "1"]], ids=["in-process", "xdist"])
 def test_an_exception_inside_boardcert_is_named_a_bug_in_boardcert(
         pytester: pytest.Pytester, tmp_path: Path, workers):
-    """A test that breaks (a KeyError, not a check) is an error named "a bug in boardcert" in
-    the console, compliance.json, .md and .html; its requirement is not assessed, never failed."""
+    """A test that breaks (a KeyError, a Hypothesis error: not a check about the server) is an
+    error named "a bug in boardcert" in the console, compliance.json, .md and .html; its
+    requirement is not assessed, never failed."""
     pytester.makepyfile(test_suite=SUITE)
     out = tmp_path / "out"
     args = ["-p", "boardcert.plugin", "--report-dir", str(out), *workers]
     result = (pytester.runpytest_subprocess if workers else pytester.runpytest)(*args)
     bug = "this is a bug in boardcert: KeyError: 'rows' in test_suite.py::test_breaks"
-    result.stdout.fnmatch_lines(["*= boardcert errors =*", bug,
-                                 "1 error inside boardcert: *not something the server did"])
+    result.stdout.fnmatch_lines([
+        "*= boardcert errors =*", bug, "this is a bug in boardcert: FlakyStrategyDefinition: "
+        "Inconsistent data generation! in test_suite.py::test_hypothesis_breaks",
+        "2 errors inside boardcert: *not something the server did"])
     built = report.load(out)
-    assert built["boardcert_errors"] == [{"test": "test_suite.py::test_breaks",
-                                          "error": "KeyError: 'rows'",
-                                          "requirements": ["ROW-RENAME"]}]
+    assert built["boardcert_errors"] == [
+        {"test": "test_suite.py::test_breaks", "error": "KeyError: 'rows'",
+         "requirements": ["ROW-RENAME"]},
+        {"test": "test_suite.py::test_hypothesis_breaks",
+         "error": "FlakyStrategyDefinition: Inconsistent data generation!",
+         "requirements": ["CARD-ALIAS"]}]
+    assert status(built, "CARD-ALIAS") == "not assessed"
     row = next(r for r in built["requirements"] if r["id"] == "ROW-RENAME")
     assert (row["status"], row["message"]) == ("not assessed", f"not assessed: {bug}")
     assert next(t for t in built["tests"] if t["nodeid"].endswith("test_breaks"))[

@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from boardcert.errors import ConfigError
+from boardcert.errors import ConfigError, NotAssessed
 from boardcert.paths import DEFAULT_PROFILE, PROFILE_SCHEMA
 
 PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -27,14 +27,6 @@ PLACEHOLDERS = frozenset({
     "before_card_id", "plugin_id", "entity_id"})
 TEMPLATED = ("bodies", "entity_id")  # the profile keys whose strings hold placeholders
 _SPELLED = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")  # what a user may mean as one: {cardId}
-
-
-class NotAssessed(Exception):
-    """A test needs a profile value that is absent; the test is reported not assessed."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(f"not assessed: {key}")
-        self.key = key
 
 
 class ProfileBody(dict):  # type: ignore[type-arg]

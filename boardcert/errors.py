@@ -3,6 +3,8 @@
     BoardcertError
     ├── ConfigError          a flag, environment variable or profile key is wrong (exit 2)
     └── UnreachableError     the target cannot be reached at all (exit 3)
+    NotAssessed              a test lacks what it needs (a profile value, --read-only): the
+                             test is skipped "not assessed" (also boardcert.config.NotAssessed)
     AssertionError
     └── Violation            the server broke a requirement (a test failure); carries the ids of
         │                    the requirements it breaks and the exchanges that show it
@@ -31,6 +33,14 @@ class ConfigError(BoardcertError):
 
 class UnreachableError(BoardcertError):
     """The target answers nothing at all."""
+
+
+class NotAssessed(Exception):
+    """A test needs a profile value that is absent; the test is reported not assessed."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"not assessed: {key}")
+        self.key = key
 
 
 class Violation(AssertionError):

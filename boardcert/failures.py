@@ -24,8 +24,7 @@ from typing import Any
 
 import pytest
 
-from boardcert.config import NotAssessed
-from boardcert.errors import ConfigError, violations
+from boardcert.errors import ConfigError, NotAssessed, violations
 from boardcert.plugin import exchanges_of, requirement_ids
 from boardcert.report.build import BUG
 from boardcert.report.render import evidence_text, exchange_text

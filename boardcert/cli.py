@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 from boardcert import __version__, requirements
 from boardcert.errors import ConfigError, UnreachableError
-from boardcert.facts import without_key
+from boardcert.facts import recorded_options
 from boardcert.paths import DEFAULT_PROFILE, ROOT, RUN_INI, SUITES
 from boardcert.redact import Redactor, short_key_warning
 
@@ -300,9 +300,10 @@ def output_directory(given: str | None) -> Path:
 def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -> list[str]:
     """pytest's argv: never the key (argv shows in JUnit and allure environments); no second
     preflight (this command ran it before starting pytest)."""
+    shown = recorded_options(getattr(args, "command_line", []))  # for the report's run facts
     argv = [*_pytest_setup(), "--tb=short", "--no-preflight", f"--report-dir={output}",
             f"--junitxml={output / 'junit.xml'}", f"--alluredir={output / 'allure-results'}",
-            f"--boardcert-command={json.dumps(without_key(getattr(args, 'command_line', [])))}"]
+            f"--boardcert-command={json.dumps(shown)}"]
     argv += _passed_through(args)
     paths_given = any(_is_path(arg, before) for before, arg in zip(["", *extra], extra,
                                                                     strict=False))

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import os
 import platform
 from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import PurePath
 from typing import Any
 
 from boardcert import __version__
@@ -43,9 +45,22 @@ def without_key(argv: Iterable[str]) -> list[str]:
     return kept
 
 
+def recorded_options(argv: Iterable[str]) -> list[str]:
+    """The options as a report records them: --api-key without its value, and an absolute
+    path by its file name only (a report names no directory of the machine)."""
+    return [_short(arg) for arg in without_key(argv)]
+
+
+def _short(arg: str) -> str:
+    flag, equals, value = arg.partition("=")
+    if equals and flag.startswith("-"):
+        return f"{flag}={_short(value)}"
+    return PurePath(arg).name if os.path.isabs(arg) else arg
+
+
 def record(budget: str, seed: int, options: Iterable[str]) -> dict[str, Any]:
-    """The `run` section of compliance.json (`options` already without the key: dropping
-    twice would drop the option after --api-key)."""
+    """The `run` section of compliance.json (`options` as `recorded_options` gives them:
+    dropping the key twice would drop the option after --api-key)."""
     return {"budget": budget, "seed": seed, "versions": versions(), "options": list(options)}
 
 

@@ -192,7 +192,7 @@ class Collector:
         from boardcert.properties import RUN
 
         given = self.config.getoption("boardcert_command", None)
-        options = json.loads(given) if given else facts.without_key(
+        options = json.loads(given) if given else facts.recorded_options(
             self.config.invocation_params.args)
         return facts.record(RUN.budget.name, RUN.seed, options)
 

@@ -60,7 +60,7 @@ def test_run_writes_every_report_and_never_the_key(tmp_path):
     assert {t["outcome"] for t in built["tests"]} == {"passed"}
     assert built["run"]["budget"] == "standard" and built["run"]["seed"] == 20240618
     assert built["run"]["options"] == ["run", "--base-url", server.base_url, "--api-key",
-                                       "--output", str(out), "--", "-x", "suites/test_users.py"]
+                                       "--output", "reports", "--", "-x", "suites/test_users.py"]
     assert next(r for r in built["requirements"] if r["id"] == "USERS-ME-PROPERTIES")[
         "status"] == "passed"
     assert {p.name for p in out.iterdir()} == {"compliance.json", "compliance.md",

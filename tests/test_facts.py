@@ -31,6 +31,15 @@ def test_the_key_value_is_dropped_from_the_options(argv):
     assert facts.without_key(argv) == ["run", "--api-key", "--budget", "quick"]
 
 
+def test_absolute_paths_are_recorded_by_their_file_name():
+    """A report names no directory of the machine: absolute paths keep their file name."""
+    argv = ["run", "--profile", "/home/me/acme.yaml", "--output=/tmp/r/out", "--api-key=K",
+            "--", "/srv/suites/test_users.py", "suites/test_cards.py"]
+    assert facts.recorded_options(argv) == [
+        "run", "--profile", "acme.yaml", "--output=out", "--api-key", "--", "test_users.py",
+        "suites/test_cards.py"]
+
+
 def test_other_options_are_kept_whole():
     argv = ["run", "--base-url", "http://h", "--alluredir", "x", "--", "-m", "op1"]
     assert facts.without_key(argv) == argv

@@ -357,7 +357,7 @@ def test_key_rejection_status_is_recorded(number, scene, target, observe):
     """Which status refuses a missing, empty or wrong key (401, 403 or another 4xx) is recorded."""
     seen = {variant: scene.without_key(number, variant, target.api_key).exchange.status
             for variant in KEYS}
-    kinds = {"401/403" if status in AUTH_STATUSES else "another status"
+    kinds = {"401/403" if status in AUTH_STATUSES else "a 4xx other than 401/403"
              for status in seen.values() if 400 <= (status or 0) < 500}
     observe("AUTH-REJECTION-STATUS", f"{_label(number)}: " + "; ".join(
         f"{variant} answered {status}" for variant, status in seen.items())

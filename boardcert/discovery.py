@@ -11,6 +11,8 @@ tests report "not assessed" with the server's own message if it is refused.
 from __future__ import annotations
 
 import copy
+import json
+import re
 import uuid
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -19,7 +21,7 @@ from typing import Any
 import yaml
 
 from boardcert import preflight
-from boardcert.api import Api, find_named, mentions, server_message
+from boardcert.api import Api, find_named, mentions, server_message, walk
 from boardcert.client import Client, Exchange
 from boardcert.config import NotAssessed, Profile, Target, fill
 from boardcert.errors import ConfigError
@@ -145,11 +147,13 @@ class _Stop(Exception):
 
 ORDER = ["create_project", "row_name_property", "rename_project", "rename_row", "create_column",
          "rename_column", "order_rows", "order_columns", "create_card", "add_card_metadata",
+         "metadata_id_is_key",
          "move_cards", "move_cards_by_metadata", "alias_card", "remove_card_metadata",
          "attach_plugin", "put_plugin_data", "plugin_data_entity_id", "exchange_code"]
 
 
-OTHER_KEYS = ("row_name_property", "plugin_data_entity_id")  # profile keys besides bodies.*
+# profile keys besides bodies.*
+OTHER_KEYS = ("row_name_property", "plugin_data_entity_id", "metadata_id_is_key")
 
 
 class _Probe:
@@ -186,6 +190,8 @@ class _Probe:
         meta = {"key": unique("key"), "value": unique("value")}
         added = self.body("add_card_metadata", p | {"cardId": cards[1]}, card_id=cards[1],
                           **meta)
+        if added is not None:
+            self.metadata_id(p | {"cardId": cards[1]}, meta)
         v |= {"card_id": cards[0], "card_ids": cards[:1]}
         self.body("move_cards", p, after_card_id=cards[2], before_card_id=cards[2])
         if added is not None:
@@ -248,6 +254,22 @@ class _Probe:
         self.ledger.add("card", self.entry, projectId=self.v["project_id"],
                         cardId=str(body["id"]))
         return str(body["id"])
+
+    def metadata_id(self, path: dict[str, str], meta: dict[str, str]) -> None:
+        """Whether the id of the entry op 21 added is its key (read in the Card of op 16)."""
+        key = "metadata_id_is_key"
+        card = self.api.call(16, path_params=path, json={"name": unique("card")})
+        body = card.json() if card.status == 200 and card.content else None
+        entries = body.get("metadata") if isinstance(body, dict) else None
+        entry = next((e for e in entries or [] if isinstance(e, dict)
+                      and e.get("value") == meta["value"]), None)
+        if entry is None or "id" not in entry:
+            return self.skip(key, "the Card of op 16 shows no entry with the value given")
+        found = str(entry["id"]) == meta["key"]
+        given = self.profile.data.get(key)
+        self.found[key] = found
+        self.findings.append(Finding(key, KEPT if found == given else FOUND, found))
+        return None
 
     def remove_metadata(self, path: dict[str, str], key: str) -> None:
         """Op 22 "accepts a body": a server that refuses every body but takes none is at fault,
@@ -323,7 +345,8 @@ class _Probe:
         self.v |= {"name": unique("name"), "alias": unique("alias"), "value": unique("value"),
                    "key": unique("key")} | extra
         first: Exchange | None = None
-        for template in templates:
+        wanted: list[str] = []  # fields the server's refusals name as required
+        for template in _and_then(templates, lambda: _learned(templates, wanted, again)):
             for anchor in anchors:
                 try:
                     body = fill({**template, **anchor}, self.v, f"bodies.{key}")
@@ -331,12 +354,14 @@ class _Probe:
                     continue
                 exchange = self.call(spec["op"], path, body)
                 first = first or exchange
+                wanted.extend(f for f in required_fields(exchange) if f not in wanted)
                 if self.accepted(exchange, self.v.get(spec.get("shows", "")), spec, path):
                     if again:
                         return exchange
                     self.found.setdefault("bodies", {})[key] = template
                     self.proven.add(key)
-                    notes = [f"with {', '.join(anchor)}" if anchor else "",
+                    notes = ["" if template in templates else "named by the server's refusal",
+                             f"with {', '.join(anchor)}" if anchor else "",
                              "" if spec["op"] not in (18, 19) or anchor else "without an anchor",
                              "" if given is None or template == given else
                              f"the profile's {_flow(given)} answered {_said(first)}"]
@@ -384,6 +409,54 @@ class _Probe:
 
     def result(self) -> Profile:
         return replace(self.profile, data=self.found, proven=frozenset(self.proven))
+
+
+def _and_then(items: list[Any], more: Any) -> Any:
+    """The items, then (once they are spent) those `more()` gives."""
+    yield from list(items)
+    yield from more()
+
+
+def _learned(tried: list[Any], wanted: list[str], again: bool) -> list[Any]:
+    """A body named by the server itself: the fields its refusals said are required, carrying
+    the values of the first template in order (a missing `metaKey` and `metaValue` after
+    `{key, value}` gives `{metaKey: "{key}", metaValue: "{value}"}`)."""
+    if again or not wanted or not tried:
+        return []
+    values = list(tried[0].values()) or ["{name}"]
+    body = {f: values[min(i, len(values) - 1)] for i, f in enumerate(wanted)}
+    return [] if body in tried else [body]
+
+
+# How servers say a field is missing: FastAPI's {"loc": [..., field], "type": "missing"} and
+# sentences such as "name is required", "missing field name".
+_NAME = r"[\'\"`]?([A-Za-z_][\w-]*)[\'\"`]?"
+_MISSING = [re.compile(_NAME + r" (?:is|are) (?:required|missing)"),
+            re.compile(r"missing (?:required )?(?:field|property|key)s?:? " + _NAME)]
+_NOT_FIELDS = {"body", "request", "field", "header", "it", "this", "that", "afterCardId",
+               "beforeCardId"}  # the anchors are the interface's, added to every move
+
+
+def required_fields(exchange: Exchange) -> list[str]:
+    """Body fields a refusal names as required (none for a 2xx or an answer that says none)."""
+    if not 400 <= (exchange.status or 0) < 500 or not exchange.content:
+        return []
+    try:
+        answer = json.loads(exchange.content)
+    except (ValueError, RecursionError):
+        answer = exchange.text
+    found: list[str] = []
+    for item in walk(answer):
+        loc, kind = item.get("loc"), str(item.get("type", "")) + str(item.get("msg", ""))
+        if isinstance(loc, list) and loc and isinstance(loc[-1], str) and loc[0] == "body" \
+                and ("missing" in kind or "required" in kind.lower()):
+            found.append(loc[-1])
+    texts = [answer] if isinstance(answer, str) else \
+        [v for item in walk(answer) for v in item.values() if isinstance(v, str)]
+    for text in texts:
+        for pattern in _MISSING:
+            found += pattern.findall(text)
+    return list(dict.fromkeys(f for f in found if f not in _NOT_FIELDS))
 
 
 def unique(label: str) -> str:

@@ -33,8 +33,11 @@ class Api:
         path = {**(path_params or {}), **path}
         exchange = self.client.request(op.method, self.path(number, **path), json=json,
                                        content=content, params=params, headers=headers, key=key)
-        if isinstance(json, ProfileBody) and key is DEFAULT:
-            exchange.profile_body = (number, json)
+        plugin = self.profile.data.get("plugin_id")
+        plugin = str(plugin) if plugin and path.get("pluginId") == str(plugin) else None
+        if key is DEFAULT and (isinstance(json, ProfileBody) or plugin):
+            body = json if isinstance(json, ProfileBody) else None
+            exchange.profile_body = (number, body, plugin)
         return exchange
 
     def body(self, body_name: str, /, **values: Any) -> ProfileBody:
@@ -53,15 +56,17 @@ def misfit(exchange: Exchange) -> NotAssessed | None:
     """The conformance policy's rule for a profile that does not fit the server: a 4xx other
     than 404/405 (those mean "not implemented") to a body the profile gave, unless discovery
     saw the server accept that body, says nothing about the server: the tests that needed it
-    are not assessed, with the server's own words and the profile key to set."""
-    used = exchange.profile_body
-    status = exchange.status or 0
-    if used is None or not 400 <= status < 500 or status in (404, 405):
+    are not assessed, with the server's own words and the profile key to set. Likewise a 404
+    whose message names the profile's plugin_id (an unknown plugin, not a missing route)."""
+    if exchange.profile_body is None:
         return None
-    number, body = used
-    if body.proven:
+    number, body, plugin = exchange.profile_body
+    status, said = exchange.status or 0, server_message(exchange)
+    if status == 404 and plugin and plugin in said:
+        return NotAssessed(f"op {number} refused the profile's plugin_id {plugin!r} with 404 "
+                           f"{said}; set plugin_id in your profile")
+    if body is None or body.proven or not 400 <= status < 500 or status in (404, 405):
         return None
-    said = server_message(exchange)
     return NotAssessed(f"op {number} refused the profile's body {_short_json(body)} with "
                        f"{status}{f' {said}' if said else ''}; set bodies.{body.key} in "
                        f"your profile")

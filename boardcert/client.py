@@ -66,7 +66,7 @@ class Exchange:
     failure: str | None = None  # CONNECT, TIMEOUT, BROKEN or TOO_LARGE when error is set
     attempt: int = 1  # > 1: a retry after a 429
     redactor: Redactor = field(default_factory=Redactor, repr=False, compare=False)
-    profile_body: Any = None  # (operation, ProfileBody) when the body came from the profile
+    profile_body: Any = None  # (op, ProfileBody or None, plugin_id or None): api.misfit
 
     @property
     def text(self) -> str:

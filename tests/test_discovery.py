@@ -64,6 +64,7 @@ def test_discovery_finds_every_body_of_a_server_that_names_them_otherwise():
         found = discover_target(Target(base_url, key, load_profile(None)))
     outcomes = {f.key: f.outcome for f in found.findings}
     assert outcomes.pop("bodies.remove_card_metadata") == KEPT  # {} is accepted there too
+    assert outcomes.pop("metadata_id_is_key") == KEPT  # as the reference: the id is the key
     assert set(outcomes.values()) == {FOUND}, found.lines()
     data = found.profile.data
     assert data["bodies"]["alias_card"] == {"alias": "{alias}"}
@@ -118,3 +119,24 @@ def test_server_message_reads_the_usual_error_shapes():
         == '"alias is required"'
     assert server_message(_answer(b"name missing")) == '"name missing"'
     assert server_message(_answer(b"")) == ""
+
+
+def test_discovery_finds_every_body_of_the_independent_server(tmp_path: Path):
+    """The independent server (tests/independent/, FastAPI) with a profile that names only its
+    plugin id and exchange code (values no probe can find): discovery finds all the rest."""
+    from independent.server import start
+
+    values = tmp_path / "values-only.yaml"
+    values.write_text("plugin_id: time-tracker\nexchange_code: indep-code\n", encoding="utf-8")
+    key = "k-" + secrets.token_urlsafe(12)
+    with start(key) as server:
+        found = discover_target(Target(server.base_url, key, load_profile(values)))
+    assert {f.outcome for f in found.findings} <= {FOUND, KEPT}, found.lines()
+    assert len(found.findings) == 19, found.lines()
+    expected = yaml.safe_load((ROOT / "tests/independent/profile.yaml").read_text())
+    for key_ in ("bodies", "row_name_property", "metadata_id_is_key", "plugin_data_entity_id"):
+        mine, theirs = found.profile.data[key_], expected[key_]
+        if key_ == "bodies":  # where it also takes the default {}, discovery keeps {}
+            mine = {k: v for k, v in mine.items() if found.profile.data["bodies"][k] != {}}
+            theirs = {k: v for k, v in theirs.items() if k in mine}
+        assert mine == theirs, key_

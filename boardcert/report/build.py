@@ -266,7 +266,7 @@ def decide(reqs: list[dict[str, Any]]) -> tuple[str, str]:
 def _profile_hint(reqs: list[dict[str, Any]], missing: list[str]) -> str:
     """The profile keys the server refused (api.misfit), named in the verdict."""
     keys = sorted({key for r in reqs if r["id"] in missing
-                   for key in re.findall(r"set (bodies\.\w+) in your profile", r["message"] or "")})
+                   for key in re.findall(r"set ([\w.]+) in your profile", r["message"] or "")})
     if not keys:
         return ""
     return f"; the profile does not fit the server: set {', '.join(keys)} in your profile"

@@ -45,7 +45,8 @@ READ_ONLY_SKIP = "not assessed: --read-only (this test changes the server)"
 CLIENT = pytest.StashKey[Client]()  # the session's client, once made
 PREFLIGHT_NOTES = pytest.StashKey[list[str]]()
 pytest_plugins = ["boardcert.failures",  # a test's exception as data (requirements, evidence)
-                  "boardcert.results",  # the compliance report and allure labels
+                  "boardcert.results",  # the compliance report
+                  "boardcert.allure_results",  # what allure shows: identity, labels, environment
                   "boardcert.properties"]  # --budget, the Hypothesis seed, schemathesis items
 
 
@@ -561,14 +562,6 @@ def observe(request: pytest.FixtureRequest) -> Callable[..., None]:
     return record
 
 
-@pytest.fixture(autouse=True)
-def _read_only_guard(request: pytest.FixtureRequest) -> None:
-    target = request.config.stash[TARGET]
-    if target.read_only and request.node.get_closest_marker("read_only") is None \
-            and requirement_ids(request.node):
-        pytest.skip(READ_ONLY_SKIP)
-
-
 # --- reporting ----------------------------------------------------------------------------
 
 class ReadOnlySummary:
@@ -624,7 +617,14 @@ class LeftBehind:
                 terminalreporter.write_line(f"  {what}")
 
 
+@pytest.hookimpl(tryfirst=True)  # before any fixture is set up
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Under --read-only a test that may change the server is skipped (a hook, not an autouse
+    fixture: Allure shows no set-up of boardcert's own); the client's log is marked."""
+    target = item.config.stash[TARGET]
+    if target.read_only and item.get_closest_marker("read_only") is None \
+            and requirement_ids(item):
+        pytest.skip(READ_ONLY_SKIP)
     client = item.config.stash.get(CLIENT, None)
     item.stash[LOG_START] = (client, len(client.log) if client is not None else 0)
 

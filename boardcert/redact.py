@@ -5,7 +5,8 @@ Masking must never corrupt what it cleans, whatever the key (`k`, `test`, `***`,
 - text: the key is masked where it stands as a token, not inside another word (a key `test`
   leaves `suites/test_auth.py` alone, a key `k` leaves `quick`), as written, JSON-escaped
   or URL-quoted;
-- headers: a value equal to the key is masked whole, others as text;
+- headers: a value equal to the key is masked whole, a long key inside a value too (a wrong
+  key made from it shows as `***x`), others as text;
 - JSON: string values are masked (whole, or the key as a token inside them), keys never; with
   a schema, a value the schema pins (an enum, a pattern) keeps its word, so the document still
   validates;
@@ -60,8 +61,14 @@ class Redactor:
         return self._text.sub(MASK, text) if self._text else text
 
     def header(self, value: str) -> str:
-        """A header value: masked whole when it is a secret, else as text."""
-        return MASK if value in self.secrets else self.text(value)
+        """A header value: masked whole when it is a secret; a secret of SHORT characters or
+        more inside it masked too (a wrong key made from the key, `***x`); else as text."""
+        if value in self.secrets:
+            return MASK
+        for secret in self.secrets:
+            if len(secret) >= SHORT:
+                value = value.replace(secret, MASK)
+        return self.text(value)
 
     def body(self, text: str) -> str:
         """A message body for display: as JSON when it parses (keys untouched), else as text."""

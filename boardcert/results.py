@@ -1,5 +1,5 @@
 """What a run's tests found, and where it goes: the compliance report (compliance.json, .md,
-.html, written at session end when `--report-dir` is given) and allure labels.
+.html, written at session end when `--report-dir` is given).
 
 A pytest plugin module, loaded with boardcert.plugin. Results are collected from
 `pytest_runtest_logreport`, which pytest-xdist replays on the controller with each report's
@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from boardcert import facts, requirements, spec
+from boardcert import facts, requirements
 from boardcert import report as compliance
 from boardcert.plugin import TARGET
 from boardcert.redact import Redactor
@@ -34,7 +34,6 @@ REPORT = pytest.StashKey[dict[str, Any]]()  # the written report, for the termin
 _RANK = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
 # The exception name before a failed check's message ("boardcert.errors.Violation: ...").
 _CHECK_NAME = re.compile(r"^(?:[\w.]+\.)?(?:AssertionError|Failed|\w*Violation\w*|ExchangeError): ")
-_ALLURE_SEVERITY = {"MUST": "critical", "SHOULD": "normal", "INFO": "trivial"}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -256,34 +255,3 @@ def _redactor(config: pytest.Config) -> Redactor:
     target = config.stash.get(TARGET, None)
     return Redactor([getattr(target, "api_key", ""), config.option.api_key,
                      os.environ.get("BOARDCERT_API_KEY")])
-
-
-# --- allure ------------------------------------------------------------------------------
-
-@pytest.fixture(autouse=True)
-def _allure_labels(request: pytest.FixtureRequest) -> None:
-    """Labels each test with its requirement ids, operations and level (allure only)."""
-    if not request.config.pluginmanager.has_plugin("allure_listener"):
-        return
-    import allure
-
-    props = dict(request.node.user_properties)
-    ids = str(props.get("requirements", "")).split()
-    if not ids:
-        return
-    catalogue = requirements.catalogue()
-    allure.dynamic.epic("Board Project Service Interface 0.0.1")
-    for number in map(int, str(props.get("operations", "")).split()):
-        op = spec.operation(number)
-        allure.dynamic.feature(f"op {number:02d}: {op.label}")
-        allure.dynamic.label("operation", str(number))
-    levels = []
-    for req_id in ids:
-        req = catalogue[req_id]
-        levels.append(req.level)
-        allure.dynamic.story(f"{req_id}: {req.title}")
-        allure.dynamic.label("requirement", req_id)  # markers already tag the ids
-    level = min(levels, key=requirements.LEVELS.index)
-    allure.dynamic.label("level", level)
-    allure.dynamic.tag(level)
-    allure.dynamic.severity(_ALLURE_SEVERITY[level])

@@ -129,3 +129,10 @@ def test_a_short_key_gets_a_warning():
     """Keys under 8 characters are warned about; longer ones and no key are not."""
     assert "shorter than 8" in short_key_warning("test")
     assert short_key_warning("12345678") is None and short_key_warning("") is None
+
+
+def test_a_wrong_key_made_from_the_key_shows_as_mask_plus_the_rest():
+    """A header value that contains a long key (the key plus a character) hides the key."""
+    mask = Redactor(["a-long-secret-key"])
+    assert mask.header("a-long-secret-keyx") == "***x"
+    assert Redactor(["k"]).header("kx") == "kx"  # a short key inside a word stays (warned)

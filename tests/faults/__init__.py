@@ -6,6 +6,7 @@ from __future__ import annotations
 from .catalogue import FAULTS
 from .conformant import CONFORMANT
 from .harness import Certifier, Result, certify, serving
-from .variant import Variant
+from .variant import Variant, combined
 
-__all__ = ["CONFORMANT", "FAULTS", "Certifier", "Result", "Variant", "certify", "serving"]
+__all__ = ["CONFORMANT", "FAULTS", "Certifier", "Result", "Variant", "certify", "combined",
+           "serving"]

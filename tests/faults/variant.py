@@ -8,7 +8,7 @@ from pathlib import Path
 
 from boardcert.reference.app import create_app
 
-from .asgi import ASGIApp, Handler, Intercept
+from .asgi import ASGIApp, Forward, Handler, Intercept, Request, Response
 
 PROFILES = Path(__file__).parent / "profiles"
 
@@ -42,3 +42,20 @@ def keyed_fault(name: str, requirement: str, description: str,
                 make: Callable[[str], Handler]) -> Variant:
     """A fault whose handler needs the valid API key (auth bugs)."""
     return Variant(name, description, requirement, make)
+
+
+def combined(name: str, *variants: Variant) -> Variant:
+    """Several faults at once: each handler in front of the next, the first outermost."""
+
+    def make(api_key: str) -> Handler:
+        handlers = [v.make(api_key) for v in variants]
+
+        def chain(handler: Handler, forward: Forward) -> Forward:
+            return lambda request: handler(request, forward)
+
+        async def handle(request: Request, forward: Forward) -> Response:
+            for handler in reversed(handlers[1:]):
+                forward = chain(handler, forward)
+            return await handlers[0](request, forward)
+        return handle
+    return Variant(name, ", ".join(v.name for v in variants), None, make)

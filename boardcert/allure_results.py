@@ -1,0 +1,166 @@
+"""What Allure shows of a run (a pytest plugin module, loaded with boardcert.plugin; inert
+without `--alluredir`).
+
+- Identity: Allure merges results that share a `historyId` into one test with retries.
+  allure-pytest derives it from the test function's name and the pytest parameters, so every
+  schemathesis `test_operation[...]` item would share one; each gets the parameters operation,
+  method and path, so Allure counts what JUnit counts.
+- Labels where they mean something: epic (the interface), a feature per operation for a test
+  of a few operations, a story per requirement, the level as severity and tag; the marker
+  tags boardcert adds for `-m` (`op16`, requirement ids) are dropped (they repeat the labels).
+- `environment.properties` and `executor.json` beside the results: target, versions, budget,
+  seed, profile file and its SHA-256. Never the key.
+
+Hooks, not autouse fixtures, so that Allure shows no set-up or tear-down of boardcert's own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from boardcert import INTERFACE_VERSION, facts, requirements, spec
+from boardcert.plugin import TARGET, item_operations, requirement_ids
+from boardcert.redact import Redactor
+from boardcert.results import _redactor as run_redactor  # the run's one key mask
+
+SEVERITY = {"MUST": "critical", "SHOULD": "normal", "INFO": "trivial"}
+FEATURES_SHOWN = 3  # a test of more operations is one feature, not one per operation
+SEVERAL = "across operations"
+ENVIRONMENT, EXECUTOR = "environment.properties", "executor.json"
+
+
+def _enabled(config: pytest.Config) -> bool:
+    return config.pluginmanager.has_plugin("allure_listener")
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
+    """Before allure-pytest computes the historyId (after its teardown): parameters and
+    labels; after it: the marker tags dropped."""
+    if not _enabled(item.config):
+        return (yield)
+    import allure
+
+    for name, value in parameters(item).items():
+        allure.dynamic.parameter(name, value)
+    for name, values in labels(item).items():
+        allure.dynamic.label(name, *values)
+    try:
+        return (yield)
+    finally:
+        _drop_marker_tags(item)
+
+
+def parameters(item: pytest.Item) -> dict[str, Any]:
+    """The operation of a schemathesis item (they share one test function), else nothing:
+    pytest's own parameters already tell parametrized tests apart."""
+    from boardcert.properties import LABELS
+
+    number = LABELS.get(getattr(item, "operation_label", None) or "")
+    if number is None:
+        return {}
+    op = spec.operation(number)
+    return {"operation": number, "method": op.method, "path": op.path}
+
+
+def labels(item: pytest.Item) -> dict[str, list[str]]:
+    """Allure labels of a conformance test (one that names requirements), by label name."""
+    ids = requirement_ids(item)
+    if not ids:
+        return {}
+    catalogue = requirements.catalogue()
+    ops = item_operations(item)
+    level = min((catalogue[i].level for i in ids), key=requirements.LEVELS.index)
+    features = [f"op {n:02d}: {spec.operation(n).label}" for n in ops] \
+        if len(ops) <= FEATURES_SHOWN else [f"{SEVERAL} ({len(ops)})"]
+    return {
+        "epic": [f"Board Project Service Interface {INTERFACE_VERSION}"],
+        "feature": features,
+        "story": [f"{i}: {catalogue[i].title}" for i in ids],
+        "requirement": ids,
+        "operation": [str(n) for n in ops],
+        "level": [level],
+        "severity": [SEVERITY[level]],
+        "tag": [level],
+    }
+
+
+def _drop_marker_tags(item: pytest.Item) -> None:
+    """The tags allure-pytest makes of the markers boardcert adds (`op16`, requirement ids)."""
+    listener = item.config.pluginmanager.get_plugin("allure_listener")
+    result = listener.allure_logger.get_test(None) if listener is not None else None
+    if result is None:
+        return
+    added = {*requirement_ids(item), *(f"op{n}" for n in item_operations(item))}
+    result.labels = [label for label in result.labels
+                     if not (label.name == "tag" and label.value in added)]
+
+
+# --- environment and executor ------------------------------------------------------------
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    directory = getattr(config.option, "allure_report_dir", None)
+    if not directory or not _enabled(config) or hasattr(config, "workerinput"):
+        return
+    write_environment(Path(directory), environment(config), run_redactor(config))
+
+
+def environment(config: pytest.Config) -> dict[str, str]:
+    """What Allure's overview shows of the run: what was tested, with what, how."""
+    from boardcert.properties import RUN
+
+    target = config.stash.get(TARGET, None)
+    profile = target.profile if target is not None else None
+    shown = {
+        "target": (target.base_url if target else "") or "bundled reference server",
+        "interface": INTERFACE_VERSION,
+        **facts.versions(),
+        "budget": RUN.budget.describe(),
+        "seed": str(RUN.seed),
+        "profile": profile.name if profile else "unknown",
+    }
+    if profile is not None and profile.path is not None:
+        shown["profile.file"] = profile.path.name  # the name only: no path of this machine
+        shown["profile.sha256"] = profile.sha256 or ""
+    if target is not None and target.read_only:
+        shown["mode"] = "read-only"
+    return shown
+
+
+def executor(facts: dict[str, str]) -> dict[str, Any]:
+    """Allure's executor: boardcert, and the CI build when the run is one (GitHub Actions)."""
+    found: dict[str, Any] = {"name": "boardcert", "type": "boardcert",
+                             "buildName": f"boardcert {facts['boardcert']} against "
+                                          f"{facts['target']}",
+                             "reportName": f"boardcert: {facts['target']}"}
+    run_id, server = os.environ.get("GITHUB_RUN_ID"), os.environ.get("GITHUB_SERVER_URL")
+    repository = os.environ.get("GITHUB_REPOSITORY")
+    if run_id and server and repository:
+        found.update(name="GitHub Actions", type="github",
+                     buildOrder=os.environ.get("GITHUB_RUN_NUMBER", run_id),
+                     buildUrl=f"{server}/{repository}/actions/runs/{run_id}")
+    return found
+
+
+def write_environment(directory: Path, facts: dict[str, str], redactor: Redactor) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    lines = [f"{name}={_escape(redactor.text(value))}" for name, value in facts.items()]
+    (directory / ENVIRONMENT).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    shown = {k: redactor.text(v) if isinstance(v, str) else v
+             for k, v in executor(facts).items()}
+    (directory / EXECUTOR).write_text(json.dumps(shown, indent=2) + "\n", encoding="utf-8")
+
+
+def _escape(value: str) -> str:
+    """A value for a .properties file (backslashes, line breaks; non-ASCII as \\uXXXX)."""
+    value = value.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+    return "".join(c if ord(c) < 128 else f"\\u{ord(c):04x}" for c in value)
+

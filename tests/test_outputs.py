@@ -1,0 +1,109 @@
+"""The outputs of a run hold up in the tools people open them with (issue 17): Allure counts
+what JUnit and compliance.json count, and shows where and how the run was made.
+
+One run against a server with four faults (module fixture, quick budget, the suites those
+faults touch), read by every test here.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+from faults import FAULTS, combined, serving
+from faults.harness import SUITE_TIMEOUT, _env, suite_command
+
+from boardcert.paths import ROOT
+
+FOUR = ("card-id-integer", "malformed-json-500", "auth-open-op16", "project-rename-wrong-type-500")
+SUITES = ("test_properties.py", "test_errors.py", "test_auth.py")
+
+
+@pytest.fixture(scope="module")
+def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """compliance.json, junit.xml and allure-results of a run against the four faults."""
+    variant = combined("four-faults", *(f for f in FAULTS if f.name in FOUR))
+    out = tmp_path_factory.mktemp("four") / "reports"
+    key = "variant-" + secrets.token_urlsafe(12)
+    with serving(variant, key) as base_url:
+        command = suite_command(base_url, ROOT / "spec/profiles/reference.yaml", out, "quick")
+        command = [p for p in command if not p.endswith("suites")]
+        command += [f"--junitxml={out / 'junit.xml'}", f"--alluredir={out / 'allure-results'}",
+                    *(str(ROOT / "suites" / s) for s in SUITES)]
+        done = subprocess.run(command, env=_env(key), cwd=ROOT, capture_output=True, text=True,
+                              timeout=SUITE_TIMEOUT)
+    assert (out / "compliance.json").exists(), done.stdout[-3000:] + done.stderr
+    return {"dir": out, "key": key, "base_url": base_url, "output": done.stdout + done.stderr,
+            "compliance": json.loads((out / "compliance.json").read_text(encoding="utf-8"))}
+
+
+def allure_results(directory: Path) -> list[dict[str, Any]]:
+    return [json.loads(p.read_text(encoding="utf-8"))
+            for p in (directory / "allure-results").glob("*-result.json")]
+
+
+def junit_cases(directory: Path) -> list[ET.Element]:
+    return list(ET.parse(directory / "junit.xml").getroot().iter("testcase"))
+
+
+def test_allure_counts_what_junit_and_the_report_count(faulty_run):
+    """One Allure test per test case (unique historyIds), and as many failed as JUnit and
+    compliance.json say: no failure is hidden as a retry of another test."""
+    out, report = faulty_run["dir"], faulty_run["compliance"]
+    results = allure_results(out)
+    tests = {r["historyId"]: r for r in results}
+    cases = junit_cases(out)
+    assert len(tests) == len(results) == len(cases) == len(report["tests"])
+    failed = {h for h, r in tests.items() if r["status"] in ("failed", "broken")}
+    junit_failed = [c for c in cases if c.find("failure") is not None
+                    or c.find("error") is not None]
+    report_failed = [t for t in report["tests"] if t["outcome"] in ("failed", "error")]
+    assert len(failed) == len(junit_failed) == len(report_failed) > 10
+
+
+def test_each_schemathesis_operation_is_its_own_allure_test(faulty_run):
+    """The 28 test_operation items carry operation, method and path as parameters."""
+    operations = [r for r in allure_results(faulty_run["dir"])
+                  if r["name"].startswith("test_operation[")]
+    assert len(operations) == 28
+    shown = {tuple(p["value"] for p in r["parameters"]) for r in operations}
+    assert len(shown) == 28
+    assert ("16", "'PATCH'", "'/projects/{projectId}/cards/{cardId}'") in shown
+
+
+def test_allure_labels_mean_something_and_no_internal_fixture_shows(faulty_run):
+    """The state machine is one feature, not one per operation; no marker tags; no set-up or
+    tear-down of boardcert's own (hooks, not autouse fixtures)."""
+    out = faulty_run["dir"]
+    for result in allure_results(out):
+        labels = [(label["name"], label["value"]) for label in result["labels"]]
+        features = [v for n, v in labels if n == "feature"]
+        assert len(features) <= 3, (result["name"], features)
+        assert not [v for n, v in labels if n == "tag" and v.startswith("op")], result["name"]
+    containers = [json.loads(p.read_text(encoding="utf-8"))
+                  for p in (out / "allure-results").glob("*-container.json")]
+    shown = {f["name"] for c in containers for f in c.get("befores", []) + c.get("afters", [])}
+    assert "target" in shown and not {"_allure_labels", "_read_only_guard"} & shown, shown
+    package = ROOT / "boardcert"
+    assert [p.name for p in package.rglob("*.py") if "autouse=True" in p.read_text()] == []
+
+
+def test_allure_environment_and_executor_name_the_run_never_the_key(faulty_run):
+    """environment.properties and executor.json: target, versions, budget, seed, profile file
+    and its SHA-256; not the key."""
+    results = faulty_run["dir"] / "allure-results"
+    environment = dict(line.split("=", 1) for line in
+                       (results / "environment.properties").read_text().splitlines())
+    assert environment["target"] == faulty_run["base_url"]
+    assert {"boardcert", "schemathesis", "budget", "seed", "profile", "profile.file",
+            "profile.sha256"} <= environment.keys()
+    assert environment["profile.file"] == "reference.yaml"
+    executor = json.loads((results / "executor.json").read_text())
+    assert executor["name"] and faulty_run["base_url"] in executor["buildName"]
+    for path in results.iterdir():
+        assert faulty_run["key"] not in path.read_text(errors="replace"), path.name

@@ -53,7 +53,8 @@ def junit_cases(directory: Path) -> list[ET.Element]:
 
 def test_allure_counts_what_junit_and_the_report_count(faulty_run):
     """One Allure test per test case (unique historyIds), and as many failed as JUnit and
-    compliance.json say: no failure is hidden as a retry of another test."""
+    compliance.json say: no failure is hidden as a retry of another test; each failed one has
+    its exchanges attached."""
     out, report = faulty_run["dir"], faulty_run["compliance"]
     results = allure_results(out)
     tests = {r["historyId"]: r for r in results}
@@ -64,6 +65,8 @@ def test_allure_counts_what_junit_and_the_report_count(faulty_run):
                     or c.find("error") is not None]
     report_failed = [t for t in report["tests"] if t["outcome"] in ("failed", "error")]
     assert len(failed) == len(junit_failed) == len(report_failed) > 10
+    bare = [r["name"] for h, r in tests.items() if h in failed and not r.get("attachments")]
+    assert bare == []  # every failure has its exchanges attached
 
 
 def test_each_schemathesis_operation_is_its_own_allure_test(faulty_run):

@@ -46,7 +46,8 @@ class Finding:
         if self.outcome == FOUND:
             return f"{self.key}: discovered {shown}" + (f" ({self.note})" if self.note else "")
         if self.outcome == KEPT:
-            return f"{self.key}: the profile's {shown} is accepted" + \
+            verb = "holds" if self.key == "metadata_id_is_key" else "is accepted"
+            return f"{self.key}: the profile's {shown} {verb}" + \
                 (f" ({self.note})" if self.note else "")
         return f"not assessed: {self.key} ({self.outcome}: {self.note})"
 

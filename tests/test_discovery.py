@@ -19,6 +19,7 @@ from faults.asgi import Forward, Request, Response
 from faults.edits import error, on
 from faults.harness import certify, serving
 
+from boardcert import report
 from boardcert.api import server_message
 from boardcert.client import Exchange
 from boardcert.config import Target, load_profile
@@ -104,6 +105,21 @@ def test_profile_discover_writes_a_profile_to_keep(tmp_path: Path):
     assert "#   bodies.create_project: discovered {title: '{name}'}" in text
     assert yaml.safe_load(text)["bodies"]["exchange_code"] == {"exchangeCode": "{code}"}
     assert load_profile(out).data["row_name_property"] == "rowName"
+
+
+def test_the_report_lists_what_discovery_found(tmp_path: Path):
+    """The reports' profile section lists what probing found, one line per profile key."""
+    out = tmp_path / "reports"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BOARDCERT_"))}
+    subprocess.run([sys.executable, "-c", "import sys; from boardcert.cli import main; "
+                    "sys.exit(main())", "run", "--output", str(out), "--",
+                    "suites/test_profile.py"], env=env, cwd=ROOT, capture_output=True,
+                   text=True, timeout=180)
+    built = report.load(out)  # validated against spec/compliance.schema.json
+    line = "bodies.alias_card: the profile's {columnId: '{other_column_id}'} is accepted"
+    assert line in built["profile"]["discovered"]
+    assert f"- {line}" in (out / "compliance.md").read_text(encoding="utf-8")
+    assert 'id="profile-discovered"' in (out / "compliance.html").read_text(encoding="utf-8")
 
 
 def _answer(content: bytes) -> Exchange:

@@ -103,7 +103,8 @@ def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
         "interface_version": INTERFACE_VERSION,
         "target": {"base_url": run.base_url, "reference_server": run.reference_server},
         "profile": {"name": run.profile_name, "path": run.profile_path,
-                    "sha256": run.profile_sha256, "content": dict(run.profile_content)},
+                    "sha256": run.profile_sha256, "content": dict(run.profile_content),
+                    "discovered": discovered(observations)},
         **({"run": dict(run.facts)} if run.facts else {}),
         "started": _iso(run.started),
         "finished": _iso(run.finished),
@@ -261,6 +262,13 @@ def decide(reqs: list[dict[str, Any]]) -> tuple[str, str]:
         return CONFORMANT, f"All MUST requirements passed and no SHOULD failed; " \
                            f"{_n(unknown, 'SHOULD requirement')} not assessed: {_list(unknown)}"
     return CONFORMANT, "All MUST and SHOULD requirements passed"
+
+
+def discovered(observations: list[dict[str, Any]]) -> list[str]:
+    """What discovery found (boardcert.discovery, recorded by PROFILE-DISCOVERED), once each:
+    under pytest-xdist every worker probes and records it."""
+    return list(dict.fromkeys(o["text"] for o in observations
+                              if o["requirement"] == "PROFILE-DISCOVERED"))
 
 
 def _profile_hint(reqs: list[dict[str, Any]], missing: list[str]) -> str:

@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import re
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,11 +27,13 @@ from boardcert import facts, requirements
 from boardcert import report as compliance
 from boardcert.plugin import TARGET
 from boardcert.redact import Redactor
+from boardcert.report.build import FAILED
 
 COMMAND_OPTION = "--boardcert-command"  # `boardcert run`'s own options (JSON), for the report
 UNREACHABLE = 3  # the exit status of a run whose target cannot be reached
 MAXFAIL = re.compile(r"stopping after (\d+) failures?")  # pytest's, and pytest-xdist's, words
 REPORT = pytest.StashKey[dict[str, Any]]()  # the written report, for the terminal summary
+ERRORS_SHOWN = 3  # kinds of error the console lists
 _RANK = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
 # The exception name before a failed check's message ("boardcert.errors.Violation: ...").
 _CHECK_NAME = re.compile(r"^(?:[\w.]+\.)?(?:AssertionError|Failed|\w*Violation\w*|ExchangeError): ")
@@ -201,12 +204,45 @@ class Collector:
             return
         reqs = report["counts"]["requirements"]
         terminalreporter.section("boardcert compliance")
+        for line in console_summary(report):
+            terminalreporter.line(line)
         for level in requirements.LEVELS:
             k = reqs[level]
             terminalreporter.line(f"{level:6} {k['passed']:3} passed  {k['failed']:3} failed  "
                                   f"{k['not assessed']:3} not assessed  (of {k['total']})")
         terminalreporter.line(f"verdict: {report['verdict']}; report: "
                               f"{self.directory / compliance.HTML_NAME}")
+
+
+def console_summary(report: dict[str, Any]) -> list[str]:
+    """What failed, by requirement, two lines each (the evidence is in the reports), and the
+    tests that errored, grouped by message: a server that fails everything gets a screenful,
+    not pages of tracebacks."""
+    failed = sorted((r for r in report["requirements"] if r["status"] == FAILED),
+                    key=lambda r: requirements.LEVELS.index(r["level"]))
+    lines = [f"{len(failed)} requirement{'s' * (len(failed) != 1)} failed (the evidence is "
+             f"in the reports):"] if failed else []
+    for req in failed:
+        count = len(req["failures"])
+        lines.append(f"  {req['level']:6} {req['id']}: {count} failing "
+                     f"test{'s' * (count != 1)} ({req['title']})")
+        first = (req["failures"][0]["message"] if req["failures"] else req["message"] or "")
+        if first.strip():
+            lines.append(f"         {_first_line(first)}")
+    errors = Counter(_first_line(t["message"]) for t in report["tests"]
+                     if t["outcome"] == "error")
+    if errors:
+        lines.append(f"{errors.total()} test{'s' * (errors.total() != 1)} errored (what they "
+                     f"check is not assessed):")
+        lines += [f"  {n:4} x {message}" for message, n in errors.most_common(ERRORS_SHOWN)]
+        if len(errors) > ERRORS_SHOWN:
+            lines.append(f"  and {len(errors) - ERRORS_SHOWN} other errors")
+    return lines
+
+
+def _first_line(text: str, width: int = 110) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else "(no message)"
+    return line if len(line) <= width else f"{line[:width - 1]}…"
 
 
 def stopped(session: pytest.Session, watch: ExitWatch | None, done: int) -> str | None:

@@ -28,6 +28,7 @@ pytest_plugins = ["pytester"]
 
 KEY = "cut-short-key-4b7e90"
 CARDS = str(SUITES / "test_cards.py")
+USERS_ME = '{"currentOrganization": {"id": "1"}, "currentProject": null, "organizations": []}'
 
 
 @pytest.fixture
@@ -142,8 +143,7 @@ def test_interrupted_run_exits_130_cleans_up_and_says_so(servers, tmp_path):
 def test_max_failures_stops_early_and_says_so(servers, tmp_path, capsys):
     """A server that fails everything: --max-failures 3 stops after the third failure, the
     report says incomplete: stopped after 3 failures."""
-    url = servers.asgi(apps.fixed(200, '{"currentOrganization": {"id": "1"}, '
-                                  '"currentProject": null, "organizations": []}'))
+    url = servers.asgi(apps.fixed(200, USERS_ME))
     out = tmp_path / "out"
     code = cli.main(["run", "--base-url", url, "--api-key", KEY, "--max-failures", "3",
                      "--output", str(out), "--", CARDS])
@@ -153,3 +153,26 @@ def test_max_failures_stops_early_and_says_so(servers, tmp_path, capsys):
     assert (found, reason) == ("incomplete", "stopped after 3 failures (--max-failures)")
     tests = json.loads((out / "compliance.json").read_text())["tests"]
     assert sum(t["outcome"] in ("failed", "error") for t in tests) == 3
+
+
+# --- a server that fails everything: a screenful, not pages ---------------------------------
+
+def test_a_server_failing_everything_gets_a_bounded_console(servers, tmp_path, capsys):
+    """JSON 200 for every request, with or without a key: well over a hundred failing tests,
+    yet the console is the header, the progress, two lines a failed requirement, the errors
+    grouped, the verdict; no traceback, no line per failed test; the evidence in the report."""
+    url = servers.asgi(apps.fixed(200, USERS_ME))
+    out = tmp_path / "out"
+    code = cli.main(["run", "--base-url", url, "--api-key", KEY, "--output", str(out), "--",
+                     str(SUITES / "test_auth.py"), str(SUITES / "test_columns.py")])
+    console = capsys.readouterr()
+    lines = (console.out + console.err).splitlines()
+    tests = json.loads((out / "compliance.json").read_text())["tests"]
+    failing = [t for t in tests if t["outcome"] in ("failed", "error")]
+    assert code == 1 and len(failing) > 100
+    assert all(t["evidence"] for t in failing if t["outcome"] == "failed")
+    assert len(lines) < 50, "\n".join(lines)
+    assert not [line for line in lines if line.startswith(("FAILED", "ERROR", "E   ", "____"))]
+    assert any(re.fullmatch(r"  MUST   AUTH-KEY-REQUIRED: \d+ failing tests \(.*\)", line)
+               for line in lines), "\n".join(lines)
+    assert any(re.fullmatch(r" +\d+ x .*", line) for line in lines)  # the errors, grouped

@@ -254,8 +254,8 @@ def stopped(session: pytest.Session, watch: ExitWatch | None, done: int) -> str 
     interrupted = watch.interrupted if watch is not None else None
     maxfail = MAXFAIL.match(str(session.shouldfail or interrupted or ""))
     if maxfail:  # pytest's message (under xdist the controller is interrupted with it)
-        n = int(maxfail[1])
-        return f"stopped after {n} failure{'s' if n != 1 else ''} (--max-failures)"
+        n, limit = int(maxfail[1]), session.config.option.maxfail
+        return f"stopped after {n} failure{'s' if n != 1 else ''} (--max-failures {limit})"
     if watch is not None and watch.cancelled:
         return f"interrupted after {done} of {total} tests"
     return None

@@ -150,7 +150,7 @@ def test_max_failures_stops_early_and_says_so(servers, tmp_path, capsys):
     captured = capsys.readouterr()
     assert code == 1, captured.out + captured.err
     found, reason = verdict(out)
-    assert (found, reason) == ("incomplete", "stopped after 3 failures (--max-failures)")
+    assert (found, reason) == ("incomplete", "stopped after 3 failures (--max-failures 3)")
     tests = json.loads((out / "compliance.json").read_text())["tests"]
     assert sum(t["outcome"] in ("failed", "error") for t in tests) == 3
 

@@ -200,7 +200,6 @@ class Target:
     max_body: int = 8 * 1024 * 1024
     read_only: bool = False
     project_id: str | None = None  # --read-only: the existing project to read (ops 3 and 6)
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def request_timeout(given: float | None) -> float:

@@ -1,4 +1,4 @@
-"""The OpenAPI document, read once: operations by number and schemas for the checks."""
+"""The OpenAPI document, read once: its operations by number."""
 
 from __future__ import annotations
 
@@ -50,15 +50,3 @@ def operations() -> dict[int, Operation]:
 
 def operation(number: int) -> Operation:
     return operations()[number]
-
-
-def by_operation_id(operation_id: str) -> Operation:
-    for op in operations().values():
-        if op.operation_id == operation_id:
-            return op
-    raise KeyError(operation_id)
-
-
-def schema(name: str) -> dict[str, Any]:
-    """A component schema, with `$ref`s resolvable against `document()`."""
-    return {"$ref": f"#/components/schemas/{name}"}

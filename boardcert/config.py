@@ -49,6 +49,7 @@ class Profile:
     path: Path | None = None  # the user's file; None: the defaults alone
     sha256: str | None = None  # of the user's file
     proven: frozenset[str] = frozenset()  # body keys discovery saw the server accept
+    unfound: dict[str, str] = field(default_factory=dict)  # key -> what discovery was told
 
     @property
     def name(self) -> str:
@@ -59,7 +60,7 @@ class Profile:
         value: Any = self.data
         for part in key.split("."):
             if not isinstance(value, dict) or value.get(part) is None:
-                raise NotAssessed(key)
+                raise NotAssessed(f"{key} ({self.unfound[key]})" if key in self.unfound else key)
             value = value[part]
         return value
 

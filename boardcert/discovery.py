@@ -328,7 +328,7 @@ class _Probe:
                 self.found[key] = place
                 self.findings.append(Finding(key, KEPT if place == given else FOUND, place))
                 return
-        self.not_found(key, first)
+        self.not_found(key, first, given is not None)
 
     # --- one body key ----------------------------------------------------------------------
 
@@ -372,7 +372,7 @@ class _Probe:
                                                  template, note))
                     return exchange
         if not again:
-            self.not_found(f"bodies.{key}", first)
+            self.not_found(f"bodies.{key}", first, given is not None)
         return None
 
     def call(self, number: int, path: dict[str, str], body: Any) -> Exchange:
@@ -393,10 +393,12 @@ class _Probe:
             return card.status == 200 and mentions(card.json(), value)
         return shows is None or mentions(answer, str(shows))
 
-    def not_found(self, key: str, first: Exchange | None) -> None:
+    def not_found(self, key: str, first: Exchange | None, given: bool = True) -> None:
+        """Nothing accepted; what the server said to the first try (the profile's value)."""
+        what = "the profile's value" if given else "the first candidate"
         self.findings.append(Finding(key, NOT_FOUND, None,
-                                     f"nothing tried was accepted; the profile's value "
-                                     f"answered {_said(first)}" if first else "nothing tried"))
+                                     f"nothing tried was accepted; {what} answered "
+                                     f"{_said(first)}" if first else "nothing tried"))
 
     def skip(self, key: str, why: str) -> None:
         key = key if key in OTHER_KEYS or key.startswith("bodies.") else f"bodies.{key}"
@@ -409,7 +411,10 @@ class _Probe:
                 self.skip(key, why)
 
     def result(self) -> Profile:
-        return replace(self.profile, data=self.found, proven=frozenset(self.proven))
+        unfound = {f.key: f"discovery: {f.outcome}: {f.note}" for f in self.findings
+                   if f.outcome in (NOT_FOUND, NOT_TRIED)}
+        return replace(self.profile, data=self.found, proven=frozenset(self.proven),
+                       unfound=unfound)
 
 
 def _and_then(items: list[Any], more: Any) -> Any:

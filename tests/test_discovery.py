@@ -11,6 +11,7 @@ import os
 import secrets
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
@@ -156,3 +157,15 @@ def test_discovery_finds_every_body_of_the_independent_server(tmp_path: Path):
             mine = {k: v for k, v in mine.items() if found.profile.data["bodies"][k] != {}}
             theirs = {k: v for k, v in theirs.items() if k in mine}
         assert mine == theirs, key_
+
+
+def test_a_body_the_profile_lacks_and_discovery_cannot_find_is_not_assessed(tmp_path: Path):
+    """With no alias body in the profile and none found, the tests that need it are not
+    assessed, with what the server said to discovery."""
+    profile = tmp_path / "no-alias.yaml"
+    profile.write_text("bodies: {alias_card: null}\n", encoding="utf-8")
+    result = certify(replace(NICKNAME, profile=str(profile)), tmp_path, select="CARD-ALIAS")
+    assert not result.failed(), result.summary()
+    assert result.messages["CARD-ALIAS"].startswith(
+        "not assessed: bodies.alias_card (discovery: not found: nothing tried was accepted; "
+        "the first candidate answered 400 \"nickname is required\")"), result.summary()

@@ -1,46 +1,18 @@
 """The suites and the requirement catalogue agree: every requirement is checked by some suite
-test, and every requirement id a suite test names is in the catalogue."""
+test, every requirement id a suite test names is in the catalogue, and the committed list of
+requirement -> tests (spec/requirement-tests.yaml) is current."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
 
-from boardcert import requirements
-from boardcert.paths import ROOT, SUITES
-
-# Collects suites/ in a child process (the suites' modules stay out of this session) and prints
-# {node id: [requirement ids]} as JSON.
-COLLECT = """
-import json, sys
-import pytest
-from boardcert.plugin import requirement_ids
-
-class Dump:
-    found = {}
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_finish(self, session):
-        self.found.update({item.nodeid: requirement_ids(item) for item in session.items})
-
-dump = Dump()
-code = pytest.main(["--collect-only", "-q", "-p", "no:cacheprovider", sys.argv[1]],
-                   plugins=[dump])
-print("BOARDCERT-COLLECTED " + json.dumps(dump.found))
-sys.exit(int(code))
-"""
+from boardcert import requirement_tests, requirements
 
 
 @pytest.fixture(scope="module")
 def collected() -> dict[str, list[str]]:
     """Requirement ids of every suite test, by node id."""
-    result = subprocess.run([sys.executable, "-c", COLLECT, str(SUITES)], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
-    assert result.returncode == 0, f"collecting suites/ failed:\n{result.stdout}{result.stderr}"
-    line = next(x for x in result.stdout.splitlines() if x.startswith("BOARDCERT-COLLECTED "))
-    return json.loads(line.split(" ", 1)[1])
+    return requirement_tests.collect()
 
 
 def test_every_suite_test_names_requirements(collected):
@@ -57,16 +29,28 @@ def test_every_named_id_is_in_the_catalogue(collected):
     assert not unknown, f"ids named by suite tests but absent from the catalogue: {unknown}"
 
 
-# The suites of the other half of issue 4; until they have all landed, requirements only they
-# check are expected to be missing. Once every module exists the assertion is enforced.
-LANDING = ("test_limits.py", "test_auth.py", "test_removed_paths.py", "test_plugins.py",
-           "test_exchange_code.py", "test_errors.py")
-
-
-@pytest.mark.xfail(not all((SUITES / name).exists() for name in LANDING), strict=False,
-                   reason="suites/ modules of issue 4 part B have not all landed yet")
 def test_every_requirement_is_checked(collected):
     """Each requirement of the catalogue is named by at least one suite test."""
     named = {i for ids in collected.values() for i in ids}
     missing = sorted(set(requirements.catalogue()) - named)
     assert not missing, f"requirements no suite test checks: {missing}"
+
+
+def test_requirement_tests_list_is_current(collected):
+    """spec/requirement-tests.yaml is what collecting suites/ gives today."""
+    committed = requirement_tests.LISTING.read_text(encoding="utf-8")
+    assert committed == requirement_tests.render(collected), (
+        f"{requirement_tests.LISTING.name} is stale: run `{requirement_tests.COMMAND}` and "
+        "commit the result (review the change: it says which tests check what)")
+
+
+def test_listing_is_grouped_by_requirement_and_function():
+    """The list names each requirement in catalogue order, each test function once."""
+    first, second = list(requirements.catalogue())[:2]
+    listed = requirement_tests.listing({"suites/t.py::test_a[op1]": [second],
+                                        "suites/t.py::test_a[op2]": [second, first],
+                                        "suites/t.py::test_b": [second]})
+    assert list(listed)[:2] == [first, second]
+    assert listed[first] == ["suites/t.py::test_a"]
+    assert listed[second] == ["suites/t.py::test_a", "suites/t.py::test_b"]
+    assert all(tests == [] for req, tests in listed.items() if req not in (first, second))

@@ -47,6 +47,7 @@ PREFLIGHT_NOTES = pytest.StashKey[list[str]]()
 pytest_plugins = ["boardcert.failures",  # a test's exception as data (requirements, evidence)
                   "boardcert.results",  # the compliance report
                   "boardcert.allure_results",  # what allure shows: identity, labels, environment
+                  "boardcert.junit",  # junit.xml: xunit1 (testcase properties), one-line messages
                   "boardcert.properties"]  # --budget, the Hypothesis seed, schemathesis items
 
 

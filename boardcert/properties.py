@@ -828,9 +828,12 @@ class Arena:
     def violation(self, number: int, case: Any, response: Any,
                   found: list[tuple[str, Failure]]) -> PropertyViolation:
         op = spec.operation(number)
-        lines = [f"op {number} {op.label} ({op.operation_id}) broke "
-                 f"{len(found)} check{'s' if len(found) > 1 else ''}:"]
-        for req, failure in sorted(found, key=lambda item: item[0]):
+        found = sorted(found, key=lambda item: item[0])
+        more = f" (and {len(found) - 1} more check{'s' if len(found) > 2 else ''})" \
+            if len(found) > 1 else ""
+        lines = [f"[{found[0][0]}] op {number} {op.label} ({op.operation_id}): "
+                 f"{_what(found[0][1])}{more}"]
+        for req, failure in found:
             lines.append(f"  [{req}] {_check_name(failure)}: {failure.title}")
             if failure.message:
                 lines += [f"      {line}" for line in failure.message.splitlines()]
@@ -851,6 +854,16 @@ class Arena:
             status=response.status_code,
             headers={k: ", ".join(v) for k, v in response.headers.items()},
             content=response.content, elapsed=response.elapsed, redactor=redactor)
+
+
+def _what(failure: Failure) -> str:
+    """What is wrong, in one line: a boardcert check's own sentence, else schemathesis's title
+    and the first line of its message."""
+    first = next((line.strip() for line in (failure.message or "").splitlines()
+                  if line.strip()), "")
+    if isinstance(failure, CustomFailure) and first:
+        return first
+    return f"{failure.title}: {first}" if first else failure.title
 
 
 def _mix(profile_body: Any, generated: Any) -> Any:

@@ -8,6 +8,7 @@ faults touch), read by every test here.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import subprocess
 import xml.etree.ElementTree as ET
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import xmlschema
 from faults import FAULTS, combined, serving
 from faults.harness import SUITE_TIMEOUT, _env, suite_command
 
@@ -22,6 +24,7 @@ from boardcert.paths import ROOT
 
 FOUR = ("card-id-integer", "malformed-json-500", "auth-open-op16", "project-rename-wrong-type-500")
 SUITES = ("test_properties.py", "test_errors.py", "test_auth.py")
+DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture(scope="module")
@@ -110,3 +113,35 @@ def test_allure_environment_and_executor_name_the_run_never_the_key(faulty_run):
     assert executor["name"] and faulty_run["base_url"] in executor["buildName"]
     for path in results.iterdir():
         assert faulty_run["key"] not in path.read_text(errors="replace"), path.name
+
+
+# --- junit.xml ---------------------------------------------------------------------------
+
+def test_junit_validates_against_the_xunit1_schema_and_differs_from_junit_10_in_properties(
+        faulty_run):
+    """junit.xml (family xunit1) validates against tests/data/junit-xunit1.xsd; without the
+    testcase properties and file/line attributes xunit1 adds, against the Jenkins xunit
+    plugin's junit-10.xsd."""
+    path = faulty_run["dir"] / "junit.xml"
+    xmlschema.XMLSchema(DATA / "junit-xunit1.xsd").validate(path)
+    tree = ET.parse(path)
+    cases = list(tree.getroot().iter("testcase"))
+    assert all(c.find("properties") is not None and c.get("file") for c in cases)
+    for case in cases:
+        case.remove(case.find("properties"))
+        case.attrib.pop("file"), case.attrib.pop("line", None)
+    xmlschema.XMLSchema(DATA / "junit-10.xsd").validate(tree)
+
+
+def test_junit_failure_messages_name_the_requirement_and_what_is_wrong(faulty_run):
+    """Every failure's message is one line under 200 characters starting with [REQ-ID] and
+    saying more than that the test failed; every failed test carries the evidence property."""
+    for case in junit_cases(faulty_run["dir"]):
+        for element in [*case.findall("failure"), *case.findall("error")]:
+            message = element.get("message")
+            assert "\n" not in message and len(message) < 200, message
+            assert re.match(r"\[[A-Z0-9-]+\] \S", message), message
+            assert not re.search(r"broke \d+ checks?:$|Hypothesis found", message), message
+            assert len(element.text or "") < 9000
+            names = {p.get("name") for p in case.iter("property")}
+            assert "evidence" in names, case.get("name")

@@ -1,0 +1,86 @@
+"""boardcert.expect: the suites' assertions fail with a Violation carrying the requirement
+and the exchange as data, and pass what the interface allows."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from boardcert import expect
+from boardcert.client import Exchange
+from boardcert.config import ProfileBody
+from boardcert.errors import NotAssessed, Violation
+
+
+def exchange(status: int, body: Any = None, content_type: str = "application/json") -> Exchange:
+    content = b"" if body is None else json.dumps(body).encode()
+    return Exchange("GET", "http://server/users/me", {"X-API-Key": "***"}, None, status=status,
+                    headers={"content-type": content_type}, content=content)
+
+
+def test_success_returns_the_body_of_a_200():
+    """A 200 with JSON passes and gives its body."""
+    assert expect.success(exchange(200, {"id": "u1"}), 1) == {"id": "u1"}
+
+
+def test_success_fails_another_status_with_its_requirement_and_exchange():
+    """A 201 fails SUCCESS-STATUS-200, carrying the exchange as data."""
+    with pytest.raises(Violation) as failed:
+        expect.success(exchange(201, {"id": "u1"}), 1)
+    assert failed.value.requirements == ("SUCCESS-STATUS-200",)
+    assert [e["status"] for e in failed.value.exchanges] == [201]
+    assert "expected status 200 from operation 1; got status 201" in str(failed.value)
+
+
+def test_success_fails_a_body_that_is_not_json():
+    """A 200 answered as text/html fails JSON-RESPONSES, naming the content type."""
+    with pytest.raises(Violation) as failed:
+        expect.success(exchange(200, {"id": "u1"}, content_type="text/html"), 1)
+    assert failed.value.requirements == ("JSON-RESPONSES",)
+    assert "content type text/html" in str(failed.value)
+
+
+@pytest.mark.parametrize("status", [400, 404, 409, 422])
+def test_rejected_accepts_any_4xx(status: int):
+    """Any 4xx is a rejection: the interface names no error status."""
+    expect.rejected(exchange(status), "CARD-NAME-MAX-REJECTED", "a long name")
+
+
+@pytest.mark.parametrize(("status", "said"), [(200, "status 200"), (302, "status 302"),
+                                              (500, "a server error; NO-SERVER-ERROR too")])
+def test_rejected_fails_anything_else(status: int, said: str):
+    """A 2xx, 3xx or 5xx to forbidden input fails the requirement, saying what came."""
+    with pytest.raises(Violation) as failed:
+        expect.rejected(exchange(status), "CARD-NAME-MAX-REJECTED", "a long name")
+    assert failed.value.requirements == ("CARD-NAME-MAX-REJECTED",)
+    assert said in str(failed.value)
+
+
+def test_a_refused_profile_body_is_not_assessed():
+    """A 422 to an unproven profile body is the profile's misfit: NotAssessed, not a failure."""
+    refused = exchange(422, {"detail": "name is required"})
+    refused.profile_body = (15, ProfileBody("create_card", {"title": "x"}), None)
+    with pytest.raises(NotAssessed, match="bodies.create_card"):
+        expect.success(refused, 15)
+
+
+def test_equal_names_both_values():
+    """equal fails with the expected and the actual value."""
+    expect.equal("ROW-RENAME", "the name", "a", "a")
+    with pytest.raises(Violation, match=r"\[ROW-RENAME\] expected the name to be 'a'; got 'b'"):
+        expect.equal("ROW-RENAME", "the name", "a", "b")
+
+
+def test_unchanged_says_where_a_value_changed():
+    """unchanged fails naming the changed paths: a field, a reordering of records."""
+    before = {"name": "p", "rows": [{"id": "r1"}, {"id": "r2"}]}
+    expect.unchanged("REJECTED-CHANGES-NOTHING", "the project", before, dict(before))
+    after = {"name": "q", "rows": [{"id": "r2"}, {"id": "r1"}], "extra": 1}
+    with pytest.raises(Violation) as failed:
+        expect.unchanged("REJECTED-CHANGES-NOTHING", "the project", before, after)
+    message = str(failed.value)
+    assert "name: 'p' -> 'q'" in message
+    assert "rows: ids ['r1', 'r2'] -> ['r2', 'r1']" in message
+    assert "extra added (1)" in message

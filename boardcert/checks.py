@@ -53,18 +53,6 @@ def _sentence(error: jsonschema.ValidationError) -> str:
     return f"body{where}: {error.message}"
 
 
-def response_schema(number: int) -> str | None:
-    """The component schema name of an operation's 200 response, if the interface shows one."""
-    op = spec.operation(number)
-    item = spec.document()["paths"][op.path][op.method.lower()]
-    response = item["responses"].get("200", {})
-    if "$ref" in response:  # a shared response of components/responses
-        response = spec.document()["components"]["responses"][response["$ref"].rsplit("/", 1)[-1]]
-    content = response.get("content", {})
-    ref = content.get("application/json", {}).get("schema", {}).get("$ref", "")
-    return ref.rsplit("/", 1)[-1] if ref else None
-
-
 # --- the checks ------------------------------------------------------------------------------
 
 def _project_top_level(body: Any) -> list[str]:
@@ -161,7 +149,7 @@ CHECKS: tuple[Check, ...] = (
 
 def checks_for(number: int, requirement: str | None = None) -> list[Check]:
     """The checks that apply to an operation's 200 response (optionally of one requirement)."""
-    schema_name = response_schema(number)
+    schema_name = spec.operation(number).response_schema
     return [c for c in CHECKS if c.schema == schema_name
             and (requirement is None or c.requirement == requirement)]
 

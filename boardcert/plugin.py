@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from boardcert import plan, preflight, requirements
+from boardcert import plan, preflight, requirements, spec
 from boardcert.api import Api, find_named, misfit
 from boardcert.client import Client, Exchange
 from boardcert.config import (
@@ -91,7 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "read_only: changes nothing on the server")
     config.addinivalue_line("markers", "read_only_check: a check of the --read-only smoke "
                             "run (deselected otherwise: a full run checks the same)")
-    for number in range(1, 29):
+    for number in spec.operations():
         config.addinivalue_line("markers", f"op{number}: touches operation {number}")
     for req_id in requirements.catalogue():
         config.addinivalue_line("markers", f"{req_id}: checks requirement {req_id}")

@@ -153,8 +153,7 @@ def load_schema() -> Any:
 
 def without_body() -> list[int]:
     """Operations that take no body: nothing generated reaches the server but the key."""
-    return [n for n, op in spec.operations().items()
-            if "requestBody" not in spec.document()["paths"][op.path][op.method.lower()]]
+    return [n for n, op in spec.operations().items() if not op.takes_body]
 
 
 def operation_number(case: Any) -> int | None:
@@ -291,7 +290,7 @@ BOARDCERT_CHECKS = {f"boardcert_{c.name}": (_register(c), c.requirement) for c i
 def requirement_ids(number: int, negative: bool = True) -> list[str]:
     """What the checks run on an operation's responses prove (never an INFO requirement)."""
     ids = ["NO-SERVER-ERROR", "SUCCESS-STATUS-200", "JSON-RESPONSES"]
-    schema_name = checks.response_schema(number)
+    schema_name = spec.operation(number).response_schema
     if schema_name:
         ids.append(SCHEMA_REQUIREMENT[schema_name])
         if schema_name in REMOVED_PROPERTY:
@@ -301,19 +300,13 @@ def requirement_ids(number: int, negative: bool = True) -> list[str]:
         ids.append("AUTH-KEY-REQUIRED")
     if negative and number == EXACT_BODY_OP:
         ids += NAME_REQUIREMENTS
-    if negative and number in MALFORMED_JSON_OPS and _body_schema_shown(number):
+    if negative and number in MALFORMED_JSON_OPS and spec.operation(number).body_schema_shown:
         ids.append("REJECT-MALFORMED-JSON")  # schemathesis sends non-JSON only to these
     return ids
 
 
-def _body_schema_shown(number: int) -> bool:
-    op = spec.operation(number)
-    body = spec.document()["paths"][op.path][op.method.lower()].get("requestBody", {})
-    return "content" in body  # not the shared NotShown body
-
-
 def _schema_requirement(number: int, failure: Failure) -> str:
-    schema_name = checks.response_schema(number) or ""
+    schema_name = spec.operation(number).response_schema or ""
     removed = REMOVED_PROPERTY.get(schema_name)
     path = list(getattr(failure, "schema_path", ()))
     if removed and "not" in path:  # not: {required: [..]}
@@ -602,7 +595,7 @@ class Arena:
             case.path_parameters = path
         if number == 27:
             self._place_entity(case)
-        if info.positive and case.operation.definition.raw.get("x-profile-body"):
+        if info.positive and spec.operation(number).profile_body:
             body = self._profile_body(number, path)
             if body is not None:
                 case.body = _mix(body, case.body)
@@ -697,8 +690,7 @@ class Arena:
 
     def _profile_body(self, number: int, path: dict[str, str]) -> Any:
         """The profile's body for a positive case, or None to keep the generated (open) one."""
-        name = spec.document()["paths"][spec.operation(number).path][
-            spec.operation(number).method.lower()]["x-profile-body"]
+        name = spec.operation(number).profile_body
         ids = self._ids()
         project = path.get("projectId", ids.get("project_id"))
         values: dict[str, Any] = ids | {
@@ -795,7 +787,7 @@ class Arena:
 
     def checks_for(self, number: int, info: CaseInfo) -> list[Callable[..., Any]]:
         found = [not_a_server_error, status_code_conformance]
-        if checks.response_schema(number):
+        if spec.operation(number).body_shown:
             found += [content_type_conformance, response_schema_conformance]
         else:
             found.append(json_payload)
@@ -942,13 +934,8 @@ def state_machine(schema: Any) -> type:
 
 def stateful_operations() -> list[int]:
     """The operations the links of spec/openapi.yaml connect."""
-    by_id = {op.operation_id: n for n, op in spec.operations().items()}
-    found: set[int] = set()
-    for n, op in spec.operations().items():
-        responses = spec.document()["paths"][op.path][op.method.lower()]["responses"]
-        for link in (responses.get("200", {}).get("links") or {}).values():
-            found |= {n, by_id[link["operationId"]]}
-    return sorted(found)
+    return sorted({n for op in spec.operations().values() if op.links
+                   for n in (op.number, *op.links)})
 
 
 def workflow_requirements() -> list[str]:

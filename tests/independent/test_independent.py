@@ -64,10 +64,8 @@ def summary(report: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("budget", [
     "quick", "standard",
-    pytest.param("thorough", marks=[
-        pytest.mark.skipif(not THOROUGH, reason="about 5 minutes: set BOARDCERT_THOROUGH=1"),
-        pytest.mark.xfail(strict=False, reason="issue 13: TestBoardWorkflow raises hypothesis "
-                          "FlakyStrategyDefinition at the thorough budget (being fixed)")]),
+    pytest.param("thorough", marks=pytest.mark.skipif(
+        not THOROUGH, reason="about 5 minutes: set BOARDCERT_THOROUGH=1")),
 ])
 def test_independent_server_is_certified(budget: str, server: Running, key: str,
                                          tmp_path: Path):

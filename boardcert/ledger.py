@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from boardcert.api import Api
 from boardcert.client import CONNECT, TIMEOUT
 from boardcert.errors import ExchangeError
+from boardcert.resources import DELETE_OP
 
 GIVE_UP_AFTER = 3  # transport failures in a row: the server is gone, stop trying
 
@@ -23,9 +24,6 @@ class Entry:
         return f"{self.kind} " + " ".join(f"{k}={v}" for k, v in self.params.items())
 
 
-# How each kind is deleted (operation number); inner kinds go with their project.
-DELETE_OP = {"project": 4, "row": 9, "column": 14, "card": 17, "card_metadata": 22,
-             "plugin": 24, "plugin_data": 26}
 
 
 @dataclass

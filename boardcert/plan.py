@@ -12,20 +12,17 @@ from dataclasses import dataclass
 
 from boardcert import spec
 from boardcert.client import READS
-from boardcert.ledger import DELETE_OP
+from boardcert.resources import BY_NAME, CREATED_BY, DELETE_OP, KINDS
 
 PROBE_OP = 1  # each test worker's first request: does the target answer at all?
 BOARD = {"project": 1, "row": 1, "column": 2, "card": 3}  # what `board` and `fresh_board` hold
 FACTORIES = {"make_project": "project", "make_row": "row", "make_column": "column",
              "make_card": "card"}
-KIND_OP = {"project": 2, "row": 7, "column": 11, "card": 15}
+KIND_OP = {kind: BY_NAME[kind].creates[0] for kind in FACTORIES.values()}
 # Operations that leave something behind, and what (clean-up in DELETE_OP, or none).
-CREATES = {2: "project", 7: "row", 11: "column", 15: "card", 20: "card", 21: "card_metadata",
-           23: "plugin", 25: "plugin_data", 28: "user token"}
-KIND_WORDS = {"project": "projects", "row": "rows", "column": "columns", "card": "cards",
-              "card_metadata": "card metadata", "plugin": "plugin attachments",
-              "plugin_data": "plugin data", "user token": "user tokens"}
-GOES_WITH_PROJECT = ("row", "column", "card", "card_metadata", "plugin")
+CREATES = {number: kind.name for number, kind in CREATED_BY.items()}
+KIND_WORDS = {kind.name: kind.plural for kind in KINDS}
+GOES_WITH_PROJECT = tuple(kind.name for kind in KINDS if kind.in_project)
 
 
 @dataclass(frozen=True)

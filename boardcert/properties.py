@@ -52,6 +52,7 @@ from boardcert.errors import ConfigError, Violation
 from boardcert.ledger import Entry, Ledger
 from boardcert.paths import OPENAPI, SUITES
 from boardcert.redact import Redactor
+from boardcert.resources import DELETED_BY
 
 
 @dataclass
@@ -454,8 +455,7 @@ def _not_json(body: Any) -> bool:
 
 # --- the arena: this run's resources that generated requests point into ------------------
 
-DELETES = {4: "project", 9: "row", 14: "column", 17: "card", 22: "card_metadata",
-           24: "plugin", 26: "plugin_data"}
+DELETES = {number: kind.name for number, kind in DELETED_BY.items()}
 
 
 def unique(label: str) -> str:
@@ -635,8 +635,7 @@ class Arena:
         board = {self.project.id, self.row.id, *(c.id for c in self.columns),
                  *(c.id for c in self.cards)}
         keys = {k for k in (self.metadata[0] if self.metadata else None, self.data_key) if k}
-        target = {4: "projectId", 9: "rowId", 14: "columnId", 17: "cardId", 22: "key",
-                  24: "pluginId", 26: "key"}[number]
+        target = DELETED_BY[number].id_parameter
         if number == 24:
             return False  # the arena does not depend on a plugin being attached
         return path.get(target) in (keys if target == "key" else board)

@@ -9,7 +9,8 @@ without `--alluredir`).
   of a few operations, a story per requirement, the level as severity and tag; the marker
   tags boardcert adds for `-m` (`op16`, requirement ids) are dropped (they repeat the labels).
 - `environment.properties` and `executor.json` beside the results: target, versions, budget,
-  seed, profile file and its SHA-256. Never the key.
+  seed, profile file and its SHA-256. Never the key; no directory of the machine that ran it
+  in any result (tracebacks show paths relative to the rootdir).
 
 Hooks, not autouse fixtures, so that Allure shows no set-up or tear-down of boardcert's own.
 """
@@ -25,6 +26,7 @@ from typing import Any
 import pytest
 
 from boardcert import INTERFACE_VERSION, facts, requirements, spec
+from boardcert.paths import without_machine_paths
 from boardcert.plugin import TARGET, item_operations, requirement_ids
 from boardcert.redact import Redactor
 from boardcert.results import _redactor as run_redactor  # the run's one key mask
@@ -111,6 +113,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if not directory or not _enabled(config) or hasattr(config, "workerinput"):
         return
     write_environment(Path(directory), environment(config), run_redactor(config))
+    for path in Path(directory).iterdir():  # every worker's results are written by now
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="surrogateescape")
+            shown = without_machine_paths(text, config.rootpath)
+            if shown != text:
+                path.write_text(shown, encoding="utf-8", errors="surrogateescape")
 
 
 def environment(config: pytest.Config) -> dict[str, str]:

@@ -29,8 +29,8 @@ from boardcert.redact import Redactor, short_key_warning
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 KEY_ENV = "BOARDCERT_API_KEY"
-REPORT_FILES = ("compliance.html", "compliance.md", "compliance.json", "badge.svg", "junit.xml",
-                "allure-results")
+REPORT_FILES = ("compliance.html", "compliance.md", "compliance-summary.md", "compliance.json",
+                "badge.svg", "junit.xml", "allure-results")
 # pytest options that take a value as the next argument (so that value is not a test path)
 _VALUE_OPTIONS = {"-k", "-m", "-p", "-c", "-o", "-n", "-W", "-r", "--ignore", "--ignore-glob",
                   "--deselect", "--rootdir", "--confcutdir", "--basetemp", "--dist", "--maxfail",

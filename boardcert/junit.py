@@ -8,6 +8,7 @@ boardcert.plugin; inert without `--junitxml`).
 - Every failure's and error's `message` is one line shorter than MESSAGE_MAX characters that names
   the requirement (`[ID] ...`) and what is wrong; the text below it is capped at TEXT_MAX
   (the full evidence is in compliance.json/.md/.html).
+- No directory of the machine that ran it: paths relative to the rootdir.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from pathlib import Path
 
 import pytest
 from _pytest.junitxml import xml_key
+
+from boardcert.paths import without_machine_paths
 
 MESSAGE_MAX = 200
 TEXT_MAX = 8000
@@ -39,11 +42,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     xml = session.config.stash.get(xml_key, None)
     path = Path(xml.logfile) if xml is not None else None
     if path is not None and path.is_file():
-        tidy(path)
+        tidy(path, session.config.rootpath)
 
 
-def tidy(path: Path) -> None:
-    """Rewrite the failures and errors of a junit.xml: one-line messages, capped texts."""
+def tidy(path: Path, root: Path) -> None:
+    """Rewrite the failures and errors of a junit.xml: one-line messages, capped texts, no
+    directory of this machine (paths relative to the root)."""
     tree = ET.parse(path)
     for case in tree.getroot().iter("testcase"):
         properties = {p.get("name"): p.get("value") or "" for p in case.iter("property")}
@@ -53,6 +57,8 @@ def tidy(path: Path) -> None:
             element.set("message", headline(element.get("message") or text, text, ids.split()))
             element.text = cap(text)
     tree.write(path, encoding="utf-8", xml_declaration=True)
+    path.write_text(without_machine_paths(path.read_text(encoding="utf-8"), root),
+                    encoding="utf-8")
 
 
 def headline(message: str, text: str, requirements: list[str]) -> str:

@@ -3,6 +3,7 @@ spec/ and suites/ there), else the checkout boardcert is installed from (editabl
 
 from __future__ import annotations
 
+import sysconfig
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -16,3 +17,22 @@ DISCOVERY = SPEC / "discovery.yaml"
 DEFAULT_PROFILE = SPEC / "profiles" / "reference.yaml"
 SUITES = ROOT / "suites"
 RUN_INI = PACKAGE / "run.ini"  # `boardcert run`'s pytest configuration
+
+
+def machine_paths(*roots: Path) -> list[tuple[str, str]]:
+    """Directories of the machine that ran the suite, as outputs show them instead: the given
+    roots (the checkout or pytest's rootdir) relative, Python's own by name, the home as ~.
+    Longest first, so that a venv inside the checkout is named, not made relative."""
+    python = {"purelib": "site-packages", "platlib": "site-packages", "stdlib": "python",
+              "platstdlib": "python"}
+    found = {f"{sysconfig.get_paths()[name]}/": f"{shown}/" for name, shown in python.items()}
+    found |= {f"{root}/": "" for root in (ROOT, PACKAGE.parent, *roots)}
+    found[f"{Path.home()}/"] = "~/"
+    return sorted(found.items(), key=lambda item: -len(item[0]))
+
+
+def without_machine_paths(text: str, *roots: Path) -> str:
+    """The text with the machine's directories replaced (see machine_paths)."""
+    for path, shown in machine_paths(*roots):
+        text = text.replace(path, shown)
+    return text

@@ -25,6 +25,7 @@ import pytest
 
 from boardcert import facts, requirements
 from boardcert import report as compliance
+from boardcert.paths import without_machine_paths
 from boardcert.plugin import TARGET
 from boardcert.redact import Redactor
 from boardcert.report.build import FAILED
@@ -154,6 +155,9 @@ class Collector:
         facts = self.run_facts(stopped(session, watch, len(self.tests)))
         report = _redactor(self.config).document(compliance.build(self.results(), facts),
                                                  compliance.schema())
+        shown = without_machine_paths(json.dumps(report, ensure_ascii=False),
+                                      self.config.rootpath)  # no directory of this machine
+        report = json.loads(shown)
         compliance.write(report, self.directory)
         self.config.stash[REPORT] = report
 

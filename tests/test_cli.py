@@ -53,8 +53,8 @@ def test_run_writes_every_report_and_never_the_key(tmp_path):
     assert "boardcert: INCOMPLETE:" in result.stdout
     assert f"reports in {out}/" in result.stdout
     assert "PytestAssertRewriteWarning" not in result.stdout + result.stderr
-    assert (f"reports in {out}/: compliance.html, compliance.md, compliance.json, badge.svg, "
-            "junit.xml, allure-results/") in result.stdout
+    assert (f"reports in {out}/: compliance.html, compliance.md, compliance-summary.md, "
+            "compliance.json, badge.svg, junit.xml, allure-results/") in result.stdout
     built = report.load(out)  # validated against spec/compliance.schema.json
     assert built["target"] == {"base_url": server.base_url, "reference_server": False}
     assert {t["outcome"] for t in built["tests"]} == {"passed"}
@@ -64,8 +64,8 @@ def test_run_writes_every_report_and_never_the_key(tmp_path):
     assert next(r for r in built["requirements"] if r["id"] == "USERS-ME-PROPERTIES")[
         "status"] == "passed"
     assert {p.name for p in out.iterdir()} == {"compliance.json", "compliance.md",
-                                               "compliance.html", "junit.xml", "allure-results",
-                                               "badge.svg"}
+                                               "compliance-summary.md", "compliance.html",
+                                               "junit.xml", "allure-results", "badge.svg"}
     assert any(out.glob("allure-results/*-result.json"))
     assert 'name="requirements" value="USERS-ME-PROPERTIES"' in (out / "junit.xml").read_text()
     assert leaks(out, result.stdout, result.stderr) == []

@@ -11,6 +11,7 @@ import json
 import re
 import secrets
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from faults import FAULTS, combined, serving
 from faults.harness import SUITE_TIMEOUT, _env, suite_command
 
 from boardcert.paths import ROOT
+from boardcert.report import render_summary
 
 FOUR = ("card-id-integer", "malformed-json-500", "auth-open-op16", "project-rename-wrong-type-500")
 SUITES = ("test_properties.py", "test_errors.py", "test_auth.py")
@@ -145,3 +147,54 @@ def test_junit_failure_messages_name_the_requirement_and_what_is_wrong(faulty_ru
             assert len(element.text or "") < 9000
             names = {p.get("name") for p in case.iter("property")}
             assert "evidence" in names, case.get("name")
+
+
+# --- summary, sizes, paths ---------------------------------------------------------------
+
+def test_the_summary_has_the_verdict_counts_and_a_linked_line_per_failed_requirement(
+        faulty_run):
+    """compliance-summary.md: verdict, counts, and one line per failed requirement linking
+    to its section of compliance.html; far under 60,000 characters."""
+    out, report = faulty_run["dir"], faulty_run["compliance"]
+    summary = (out / "compliance-summary.md").read_text(encoding="utf-8")
+    page = (out / "compliance.html").read_text(encoding="utf-8")
+    assert report["verdict"].upper() in summary and len(summary) < 60_000
+    assert f"Tests: {report['counts']['tests']['total']}:" in summary
+    failed = [r["id"] for r in report["requirements"] if r["status"] == "failed"]
+    assert len(failed) >= 4
+    for req_id in failed:
+        assert summary.count(f"](compliance.html#req-{req_id})") == 1, req_id
+        assert f'id="req-{req_id}"' in page
+
+
+def test_the_summary_stays_under_60000_characters_whatever_fails(faulty_run):
+    """Every requirement failed with a 20,000-character message: the summary still fits a
+    pull-request comment."""
+    report = json.loads(json.dumps(faulty_run["compliance"]))
+    for requirement in report["requirements"]:
+        requirement["status"], requirement["message"] = "failed", "x" * 20_000
+    text = render_summary(report)
+    assert len(text) < 60_000
+    assert text.count("](compliance.html#req-") == len(report["requirements"])
+
+
+def test_repeated_failures_are_shown_once_in_the_full_reports(faulty_run):
+    """Tests that fail the same way (same requirements and first line) share one entry with
+    one set of exchanges; the others are listed under it."""
+    out, report = faulty_run["dir"], faulty_run["compliance"]
+    markdown = (out / "compliance.md").read_text(encoding="utf-8")
+    failed = [t for t in report["tests"] if t["outcome"] in ("failed", "error")]
+    entries = markdown.split("## Failures", 1)[1].count("\n### `")
+    assert entries < len(failed) / 2
+    assert "The same failure in" in markdown
+    assert 'class="same"' in (out / "compliance.html").read_text(encoding="utf-8")
+
+
+def test_no_output_names_a_directory_of_the_machine(faulty_run):
+    """No file the run wrote holds the checkout's path, the Python installation's or the home
+    directory (tracebacks and skip reasons show paths relative to the root)."""
+    machine = {str(ROOT), sys.prefix, sys.base_prefix, str(Path.home())}
+    found = [f"{path.name}: {directory}" for path in faulty_run["dir"].rglob("*")
+             if path.is_file() for directory in machine
+             if f"{directory}/" in path.read_text(encoding="utf-8", errors="replace")]
+    assert found == []

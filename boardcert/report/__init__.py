@@ -2,7 +2,7 @@
 compliance.md and a self-contained compliance.html.
 
     report = build(tests, run)          # a dict; spec/compliance.schema.json describes it
-    write(report, directory)            # compliance.json, .md, .html and badge.svg
+    write(report, directory)            # compliance.json, .md, -summary.md, .html, badge.svg
     rebuild(directory)                  # the Markdown and HTML again, from compliance.json
 """
 
@@ -18,13 +18,14 @@ import jsonschema
 from boardcert import badge
 from boardcert.paths import SPEC
 from boardcert.report.build import VERDICTS, Run, TestResult, build
-from boardcert.report.render import render_html, render_markdown
+from boardcert.report.render import render_html, render_markdown, render_summary
 
 SCHEMA = SPEC / "compliance.schema.json"
 JSON_NAME, MARKDOWN_NAME, HTML_NAME = "compliance.json", "compliance.md", "compliance.html"
+SUMMARY_NAME = "compliance-summary.md"  # for pull requests and CI step summaries
 
 __all__ = ["VERDICTS", "ReportError", "Run", "TestResult", "build", "load", "rebuild",
-           "render_html", "render_markdown", "schema", "validate", "write"]
+           "render_html", "render_markdown", "render_summary", "schema", "validate", "write"]
 
 
 class ReportError(Exception):
@@ -62,8 +63,10 @@ def write(report: dict[str, Any], directory: Path) -> dict[str, Path]:
 
 
 def render_files(report: dict[str, Any], directory: Path) -> dict[str, Path]:
-    paths = {"md": directory / MARKDOWN_NAME, "html": directory / HTML_NAME}
+    paths = {"md": directory / MARKDOWN_NAME, "html": directory / HTML_NAME,
+             "summary": directory / SUMMARY_NAME}
     paths["md"].write_text(render_markdown(report), encoding="utf-8")
+    paths["summary"].write_text(render_summary(report), encoding="utf-8")
     paths["html"].write_text(render_html(report), encoding="utf-8")
     paths["badge"] = badge.write(report, directory)
     return paths

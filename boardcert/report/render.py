@@ -18,6 +18,8 @@ from boardcert import badge, requirements
 from boardcert.report.build import BUG
 
 LEVELS = requirements.LEVELS
+SUMMARY_MAX = 60_000  # characters: a pull-request comment holds about 65,000
+HEADLINE_MAX = 160  # characters of a failure message in the summary
 
 
 @cache
@@ -42,6 +44,19 @@ def render_markdown(report: dict[str, Any]) -> str:
     return environment(False).get_template("compliance.md.j2").render(view(report))
 
 
+def render_summary(report: dict[str, Any]) -> str:
+    """compliance-summary.md: verdict, counts and one line per failed requirement, short
+    enough for a pull-request comment or a CI step summary (SUMMARY_MAX characters)."""
+    shown = view(report)
+    shown["failed"] = [failed_line(q) for level in LEVELS for q in shown["by_level"][level]
+                       if q["status"] == "failed"]
+    text = environment(False).get_template("compliance-summary.md.j2").render(shown)
+    if len(text) > SUMMARY_MAX:
+        text = text[:SUMMARY_MAX - 200].rsplit("\n", 1)[0] + \
+            "\n\n… (cut: see [compliance.html](compliance.html) for the rest)\n"
+    return text
+
+
 def render_html(report: dict[str, Any]) -> str:
     return environment(True).get_template("compliance.html.j2").render(view(report))
 
@@ -51,14 +66,15 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
     by_level = {level: [r for r in report["requirements"] if r["level"] == level]
                 for level in LEVELS}
     tests = {t["nodeid"]: t for t in report["tests"]}
-    failures = [failure(t) for t in report["tests"] if t["outcome"] in ("failed", "error")]
+    failed = [t for t in report["tests"] if t["outcome"] in ("failed", "error")]
     levels = {r["id"]: r["level"] for r in report["requirements"]}
     return {
         "r": report,
         "levels": LEVELS,
         "by_level": by_level,
         "tests": tests,
-        "failures": failures,
+        "failures": collapsed([failure(t) for t in failed]),
+        "failed_tests": len(failed),
         "requirement_levels": levels,
         "boardcert_errors": report.get("boardcert_errors", []),
         "bug": BUG,
@@ -82,6 +98,19 @@ def failure(test: dict[str, Any]) -> dict[str, Any]:
         "summary": summary or f"the test {'errored' if test['outcome'] == 'error' else 'failed'}",
         "exchanges": [shown(x) for x in exchanges(test.get("evidence"))],
     }
+
+
+def collapsed(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Failures that say the same (requirements, outcome and first line of the summary) shown
+    once, with the evidence of the first; the others are listed under it (`same`)."""
+    kept: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for f in failures:
+        key = (tuple(f["requirements"]), f["outcome"], headline(f["summary"]))
+        if key in kept:
+            kept[key]["same"].append(f["nodeid"])
+        else:
+            kept[key] = {**f, "same": []}
+    return list(kept.values())
 
 
 def exchanges(evidence: Any) -> list[dict[str, Any]]:
@@ -138,6 +167,21 @@ def ranges(numbers: Iterable[int], sep: str = ", ", dash: str = "–") -> str:
             runs.append([n])
     return sep.join(f"{r[0]}{dash}{r[-1]}" if len(r) > 2 else sep.join(map(str, r))
                     for r in runs)
+
+
+def failed_line(requirement: dict[str, Any]) -> str:
+    """A failed requirement in the summary: level, id linking to its HTML section, title and
+    the first line of why."""
+    why = headline(requirement.get("message") or "").removeprefix(f"[{requirement['id']}] ")
+    return (f"- **{requirement['level']}** [`{requirement['id']}`](compliance.html#req-"
+            f"{requirement['id']}): {markdown_cell(requirement['title'])}"
+            + (f": {markdown_cell(why)}" if why else ""))
+
+
+def headline(message: str) -> str:
+    """The first line of a message, cut to HEADLINE_MAX characters."""
+    first = next((line.strip() for line in str(message).splitlines() if line.strip()), "")
+    return first if len(first) <= HEADLINE_MAX else first[:HEADLINE_MAX - 1] + "…"
 
 
 def markdown_cell(value: Any) -> str:

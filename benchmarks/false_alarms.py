@@ -15,7 +15,7 @@ timeout), *incomplete* when something was left not assessed, else *conformant*.
 Every finished run is appended to --output as one JSON line and printed as it finishes; a
 second invocation with the same --output skips the (server, seed, budget) runs already there
 (--fresh starts over). --minutes starts no new run after that many minutes, then prints the
-table of what is done.
+table of what is done (--minutes 0: only the table).
 """
 
 from __future__ import annotations
@@ -197,7 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="runs at once (default 2)")
     parser.add_argument("--budget", default="standard")
     parser.add_argument("--only", nargs="*", help="server names (default: all)")
-    parser.add_argument("--minutes", type=float, help="start no new run after this many")
+    parser.add_argument("--minutes", type=float,
+                        help="start no new run after this many (0: only print the table)")
     parser.add_argument("--output", type=Path, default=ROOT / "reports" / "false_alarms.jsonl")
     parser.add_argument("--fresh", action="store_true", help="ignore the runs in --output")
     args = parser.parse_args(argv)
@@ -235,7 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             while True:
                 while len(pending) < max(1, args.jobs):
-                    if args.minutes and time.monotonic() - started > args.minutes * 60:
+                    if args.minutes is not None and \
+                            time.monotonic() - started >= args.minutes * 60:
                         break
                     nxt = next(queue, None)
                     if nxt is None:

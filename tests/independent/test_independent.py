@@ -41,11 +41,13 @@ def server(key: str):
         yield running
 
 
-def certify(server: Running, key: str, budget: str, output: Path) -> dict[str, Any]:
-    """`boardcert run` against the server with its profile; the compliance.json it wrote."""
+def certify(server: Running, key: str, budget: str, output: Path,
+            profile: Path | None = PROFILE, pytest_args: tuple[str, ...] = ()) -> dict[str, Any]:
+    """`boardcert run` against the server (with its profile); the compliance.json it wrote."""
     command = [sys.executable, "-c", "import sys; from boardcert.cli import main; "
                "sys.exit(main())", "run", "--base-url", server.base_url,
-               "--profile", str(PROFILE), "--budget", budget, "--output", str(output)]
+               *(["--profile", str(profile)] if profile else []),
+               "--budget", budget, "--output", str(output), "--", *pytest_args]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BOARDCERT_"))}
     done = subprocess.run(command, env={**env, "BOARDCERT_API_KEY": key}, cwd=ROOT,
                           capture_output=True, text=True, timeout=1800)
@@ -72,6 +74,20 @@ def test_independent_server_is_certified(budget: str, server: Running, key: str,
     """With its profile, boardcert certifies the independent server conformant over HTTP."""
     report = certify(server, key, budget, tmp_path / "report")
     assert report["verdict"] == "conformant", summary(report)
+
+
+UNCHECKED = ("PLUGINS-PROPERTY", "EXCHANGE-USER-TOKEN", "EXCHANGE-NO-ACCESS-TOKEN")
+
+
+@pytest.mark.xfail(strict=False, reason="boardcert counts a property-based test whose requests "
+                   "never got a 200 as a pass of the response requirements it carries")
+def test_requirement_never_checked_is_not_passed(server: Running, key: str, tmp_path: Path):
+    """Without its profile, ops 23 and 28 refuse the default plugin id and body: the MUSTs read
+    from their answers were never checked, so they are not assessed (verdict incomplete)."""
+    report = certify(server, key, "quick", tmp_path / "report", profile=None,
+                     pytest_args=("-m", " or ".join(UNCHECKED)))
+    statuses = {r["id"]: r["status"] for r in report["requirements"] if r["id"] in UNCHECKED}
+    assert statuses == dict.fromkeys(UNCHECKED, "not assessed")
 
 
 def test_profile_is_valid():

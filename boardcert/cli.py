@@ -187,15 +187,12 @@ def error(message: str) -> None:
 
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     _keep_bytecode()
-    base_url = args.base_url or os.environ.get("BOARDCERT_BASE_URL") or ""
     api_key = args.api_key or os.environ.get(KEY_ENV) or ""
     try:
         if args.max_failures is not None and args.max_failures < 1:
             raise ConfigError("--max-failures must be at least 1")
-        target = check_target(base_url, api_key, args.profile, args.request_timeout)
-        from boardcert.config import check_project_id
-        check_project_id(args.project_id, args.read_only)
-        check_settings(args)
+        target = check_target(args)
+        check_budget(args.budget)
         output = None if args.plan else output_directory(args.output)
         after = prepare_after_run(args)
     except ConfigError as exc:
@@ -228,30 +225,21 @@ def _keep_bytecode() -> None:
         sys.dont_write_bytecode = False
 
 
-def check_target(base_url: str, api_key: str, profile: str | None,
-                 request_timeout: float | None = None):
-    """The target as the plugin will see it, checked here so that errors come first and
-    plainly; None for the bundled reference server."""
-    from boardcert import config
-    from boardcert.config import Target, check_base_url, load_profile
+def check_target(args: argparse.Namespace, **given: Any) -> Any:
+    """The target as the plugin will resolve it (`config.resolve`: the same flags and
+    variables), checked here so that errors come first and plainly; None for the bundled
+    reference server."""
+    from boardcert.config import FLAGS, resolve
 
-    loaded = load_profile(profile or os.environ.get("BOARDCERT_PROFILE"))
-    if not base_url:
-        return None
-    base_url = check_base_url(base_url)
-    if not api_key:
-        raise ConfigError(f"--api-key (or {KEY_ENV}) is required with --base-url")
-    timeout = config.request_timeout(request_timeout)
-    return Target(base_url=base_url, api_key=api_key, profile=loaded, timeout=timeout)
+    target = resolve({name: getattr(args, name, None) for name in FLAGS} | given, os.environ)
+    return target if target.base_url else None
 
 
-def check_settings(args: argparse.Namespace) -> None:
-    """--budget and the limits, checked here so that their errors read like the others."""
+def check_budget(budget: str | None) -> None:
+    """--budget, checked here so that its errors read like the others."""
     from boardcert.budget import parse_budget
-    from boardcert.config import check_limits, request_timeout
 
-    parse_budget(args.budget)
-    check_limits(request_timeout(args.request_timeout), args.rate_limit, args.max_body)
+    parse_budget(budget)
 
 
 def check_first(target: Any, only_reachable: bool) -> int | None:
@@ -638,7 +626,7 @@ def discover_profile(args: argparse.Namespace) -> int:
             raise ConfigError("--discover needs --base-url (or BOARDCERT_BASE_URL)")
         if output is not None and output.exists():
             raise ConfigError(f"-o {output} exists; not overwriting it (choose another FILE)")
-        target = check_target(base_url, api_key, args.path)
+        target = check_target(args, profile=args.path)
         found = discover_target(target)
     except ConfigError as exc:
         error(str(exc))

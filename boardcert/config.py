@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -189,33 +189,66 @@ def _describe(error: jsonschema.ValidationError) -> str:
     return f"key {key}: {error.message}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Target:
-    """Where and how to reach the server under test."""
+    """Where and how to reach the server under test (made by `resolve`)."""
 
-    base_url: str
+    base_url: str  # "": the bundled reference server, started when a test first needs it
     api_key: str = field(repr=False)
     profile: Profile
     timeout: float = 10.0
-    rate_limit: float | None = None
+    rate_limit: float | None = None  # requests per second of this process
     max_body: int = 8 * 1024 * 1024
     read_only: bool = False
     project_id: str | None = None  # --read-only: the existing project to read (ops 3 and 6)
 
 
-def request_timeout(given: float | None) -> float:
-    """--request-timeout, else BOARDCERT_TIMEOUT, else 10 seconds."""
-    if given is not None:
-        return given
-    value = env("BOARDCERT_TIMEOUT") or "10"
+# What `resolve` reads: the flags (as argparse and pytest name them) ...
+FLAGS = ("base_url", "api_key", "profile", "request_timeout", "rate_limit", "max_body",
+         "read_only", "project_id")
+# ... and the variable that stands in for a flag not given.
+ENV = {"base_url": "BOARDCERT_BASE_URL", "api_key": "BOARDCERT_API_KEY",
+       "profile": "BOARDCERT_PROFILE", "request_timeout": "BOARDCERT_TIMEOUT"}
+
+
+def resolve(flags: Mapping[str, Any], environ: Mapping[str, str], workers: int = 1) -> Target:
+    """The target from flags (`--base-url` as "base_url"; None or absent: not given), else
+    the BOARDCERT_* variables of ENV, checked; a ConfigError names the flag or variable.
+    `--rate-limit` is for the whole run: each of `workers` processes gets its share."""
+    def given(name: str) -> tuple[Any, str]:
+        value = flags.get(name)
+        if value is not None and value != "":
+            return value, f"--{name.replace('_', '-')}"
+        return environ.get(ENV[name]) or None, ENV[name]
+
+    base_url, where = given("base_url")
+    api_key = given("api_key")[0] or ""
+    if base_url:
+        base_url = check_base_url(base_url, where)
+        if not api_key:
+            raise ConfigError("--api-key (or BOARDCERT_API_KEY) is required with --base-url")
+    profile = load_profile(given("profile")[0])
+    seconds, where = given("request_timeout")
+    timeout = Target.timeout if seconds is None else _seconds(seconds, where)
+    rate_limit, max_body = flags.get("rate_limit"), flags.get("max_body")
+    check_limits(timeout, rate_limit, max_body)
+    read_only, project_id = bool(flags.get("read_only")), flags.get("project_id") or None
+    check_project_id(project_id, read_only)
+    return Target(base_url=base_url or "", api_key=api_key, profile=profile, timeout=timeout,
+                  rate_limit=rate_limit / max(1, workers) if rate_limit else None,
+                  max_body=max_body if max_body is not None else Target.max_body,
+                  read_only=read_only, project_id=project_id)
+
+
+def _seconds(value: Any, where: str) -> float:
     try:
         return float(value)
-    except ValueError:
-        raise ConfigError(f"BOARDCERT_TIMEOUT {value!r}: expected a number of seconds") from None
+    except (TypeError, ValueError):
+        raise ConfigError(f"{where} {value!r}: expected a number of seconds") from None
 
 
 def check_limits(timeout: float, rate_limit: float | None, max_body: int | None) -> None:
-    """Refuse settings no run can keep (the CLI checks them before pytest starts)."""
+    """Refuse settings no run can keep."""
     if timeout <= 0:
         raise ConfigError("--request-timeout must be a positive number of seconds")
     if rate_limit is not None and rate_limit <= 0:

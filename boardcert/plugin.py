@@ -7,13 +7,14 @@ reporting.
 
 from __future__ import annotations
 
+import os
 import secrets
 import signal
 import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
@@ -21,17 +22,7 @@ import pytest
 from boardcert import plan, preflight, requirements, spec
 from boardcert.api import Api, find_named, misfit
 from boardcert.client import Client, Exchange
-from boardcert.config import (
-    NotAssessed,
-    Profile,
-    Target,
-    check_base_url,
-    check_limits,
-    check_project_id,
-    env,
-    load_profile,
-    request_timeout,
-)
+from boardcert.config import ENV, FLAGS, NotAssessed, Profile, Target, resolve
 from boardcert.discovery import Discovery, Finding, discover, organization_of
 from boardcert.errors import ConfigError, UnreachableError, Violation
 from boardcert.ledger import Entry, Ledger
@@ -108,29 +99,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def resolve_target(config: pytest.Config) -> Target:
-    """The target from flags, then BOARDCERT_* variables; an empty base URL means the
-    bundled reference server, started when a test first needs it."""
-    option = config.option
-    base_url = option.base_url or env("BOARDCERT_BASE_URL") or ""
-    api_key = option.api_key or env("BOARDCERT_API_KEY") or ""
-    shared = getattr(config, "workerinput", {}).get(WORKER_TARGET)
-    if shared and not base_url:
-        base_url, api_key = shared
-    if base_url:
-        base_url = check_base_url(base_url, "--base-url" if option.base_url else
-                                  "BOARDCERT_BASE_URL")
-        if not api_key:
-            raise ConfigError("--api-key (or BOARDCERT_API_KEY) is required with --base-url")
-    profile = load_profile(option.profile or env("BOARDCERT_PROFILE"))
-    timeout, rate = request_timeout(option.request_timeout), option.rate_limit
-    check_limits(timeout, rate, option.max_body)
-    if rate and hasattr(config, "workerinput"):  # the cap is for the run: shared by workers
-        rate /= int(config.workerinput.get("workercount", 1))
-    max_body = option.max_body if option.max_body is not None else Target.max_body
-    check_project_id(option.project_id, option.read_only)
-    return Target(base_url=base_url, api_key=api_key, profile=profile, timeout=timeout,
-                  rate_limit=rate, max_body=max_body, read_only=option.read_only,
-                  project_id=option.project_id or None)
+    """`config.resolve` over the options and the environment; a worker tests the controller's
+    reference server, if it started one. An empty base URL means the bundled reference server,
+    started when a test first needs it."""
+    flags = {name: getattr(config.option, name, None) for name in FLAGS}
+    worker = getattr(config, "workerinput", {})
+    if worker.get(WORKER_TARGET) and not (flags["base_url"] or os.environ.get(ENV["base_url"])):
+        flags["base_url"], flags["api_key"] = worker[WORKER_TARGET]
+    return resolve(flags, os.environ, workers=int(worker.get("workercount", 1)))
 
 
 class SharedReference:
@@ -148,7 +124,8 @@ class SharedReference:
 
             key = secrets.token_urlsafe(24)
             self.server = start(api_key=key, timeout=30)  # workers wait: no hurry
-            target.base_url, target.api_key = self.server.base_url, key
+            target = replace(target, base_url=self.server.base_url, api_key=key)
+            self.config.stash[TARGET] = target
         if self.server is not None:
             node.workerinput[WORKER_TARGET] = (target.base_url, target.api_key)
 
@@ -295,8 +272,9 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
 
     key = secrets.token_urlsafe(24)
     with start(api_key=key) as server:
-        configured.base_url, configured.api_key = server.base_url, key
-        yield configured
+        started = replace(configured, base_url=server.base_url, api_key=key)
+        request.config.stash[TARGET] = started  # the report's facts and redaction read it
+        yield started
 
 
 @pytest.fixture(scope="session")

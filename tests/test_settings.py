@@ -1,0 +1,61 @@
+"""boardcert.config.resolve: the one settings resolver of the CLI and the plugin, from flags
+then BOARDCERT_* variables, pure (it reads only what it is given)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from boardcert.config import resolve
+from boardcert.errors import ConfigError
+
+URL, KEY = "http://127.0.0.1:9", "a-key-for-tests-0123456789"
+
+
+def test_flags_win_over_variables():
+    """A flag given wins; a variable stands in for a flag not given."""
+    env = {"BOARDCERT_BASE_URL": "http://other:1", "BOARDCERT_API_KEY": "env-key",
+           "BOARDCERT_TIMEOUT": "3"}
+    target = resolve({"base_url": URL + "/", "request_timeout": None}, env)
+    assert (target.base_url, target.api_key, target.timeout) == (URL, "env-key", 3.0)
+    assert resolve({"request_timeout": 7}, env).timeout == 7.0
+
+
+def test_no_base_url_is_the_reference_server_and_defaults_apply():
+    """Nothing given: the bundled reference server, 10 s, 8 MiB, no rate limit."""
+    target = resolve({}, {})
+    assert (target.base_url, target.timeout, target.max_body, target.rate_limit) == (
+        "", 10.0, 8 * 1024 * 1024, None)
+    assert target.profile.name == "reference"
+
+
+@pytest.mark.parametrize(("flags", "env", "says"), [
+    ({"base_url": "ftp://x"}, {}, "--base-url 'ftp://x': expected an http"),
+    ({}, {"BOARDCERT_BASE_URL": "nope"}, "BOARDCERT_BASE_URL 'nope'"),
+    ({"base_url": URL}, {}, "--api-key (or BOARDCERT_API_KEY) is required"),
+    ({}, {"BOARDCERT_TIMEOUT": "abc"}, "BOARDCERT_TIMEOUT 'abc': expected a number"),
+    ({"request_timeout": 0}, {}, "--request-timeout must be a positive"),
+    ({"rate_limit": -1}, {}, "--rate-limit must be a positive"),
+    ({"max_body": 0}, {}, "--max-body must be a positive"),
+    ({"project_id": "p1"}, {}, "--project-id is for --read-only runs"),
+])
+def test_bad_settings_are_config_errors_naming_the_flag_or_variable(flags, env, says):
+    """Each bad setting is a ConfigError (exit 2) that names where it came from."""
+    with pytest.raises(ConfigError) as refused:
+        resolve(flags, env)
+    assert says in str(refused.value)
+
+
+def test_the_rate_limit_is_shared_by_the_workers():
+    """--rate-limit is for the run: each of N workers gets 1/N of it."""
+    assert resolve({"rate_limit": 8}, {}, workers=4).rate_limit == 2
+    assert resolve({"rate_limit": 8}, {}).rate_limit == 8
+
+
+def test_the_target_is_frozen_and_its_repr_hides_the_key():
+    """A resolved target cannot be changed in place, and never shows the key."""
+    target = resolve({"base_url": URL, "api_key": KEY}, {})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        target.base_url = "http://elsewhere"  # type: ignore[misc]
+    assert KEY not in repr(target)

@@ -39,6 +39,9 @@ from boardcert.redact import MASK, Redactor
 KEY_HEADER = "X-API-Key"
 REDACTED = MASK
 SHOWN = 1500  # characters of a body shown in evidence
+# Headers curl sends of its own accord (or that would change its output): not repeated.
+CURL_OWN = frozenset({"host", "accept-encoding", "connection", "user-agent", "content-length",
+                      "accept"})
 MAX_RETRIES = 3  # on 429
 MAX_RETRY_WAIT = 5.0  # seconds, per retry, whatever Retry-After asks
 GONE_AFTER = 3  # requests in a row refused or unanswered: the target may have gone away
@@ -85,16 +88,25 @@ class Exchange:
 
     @property
     def curl(self) -> str:
+        """A curl command that sends this request again: the same method, URL, headers (the
+        key as *** where one was sent, none where none was) and the body's exact bytes."""
         parts = ["curl", "-sS", "-X", self.method]
         for name, value in self.request_headers.items():
-            if name.lower() in ("host", "accept-encoding", "connection", "user-agent",
-                                "content-length", "accept"):
-                continue
-            parts += ["-H", f"{name}: {value}"]
-        if self.request_body is not None:
-            parts += ["--data-raw", _shorten(self.request_body.decode("utf-8", "replace"))]
+            if name.lower() not in CURL_OWN:
+                parts += ["-H", f"{name}: {value}"]
+        body = self.request_body
+        if body is not None and not any(n.lower() == "content-type"
+                                        for n in self.request_headers):
+            parts += ["-H", "Content-Type:"]  # curl would add a form content type
+        if body is not None and _plain(body):
+            parts += ["--data-raw", body.decode("utf-8")]
+        elif body is not None:
+            parts += ["--data-binary", "@-"]
         parts.append(self.url)
-        return " ".join(shlex.quote(p) for p in parts)
+        line = " ".join(shlex.quote(p) for p in parts)
+        if body is not None and not _plain(body):  # bytes a shell argument cannot carry
+            line = f"printf '{_printf_escaped(body)}' | {line}"
+        return line
 
     def evidence(self) -> str:
         """The exchange as text (request, response, curl line), as the reports show it."""
@@ -121,6 +133,31 @@ class Exchange:
             "max_retries": MAX_RETRIES,
             "curl": self.curl,
         }
+
+
+def recorded_body(content: bytes, redactor: Redactor) -> bytes:
+    """A request body as an exchange keeps it: the exact bytes (the curl line sends them
+    again), unless the key is in them: then as text with the key masked."""
+    text = content.decode("utf-8", "replace")
+    shown = redactor.body(text)
+    return content if shown == text else shown.encode()
+
+
+def _plain(body: bytes) -> bool:
+    """UTF-8 text without control characters (but tab and line breaks): a shell word."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return not any(ord(c) < 32 and c not in "\t\n\r" or ord(c) == 127 for c in text)
+
+
+def _printf_escaped(body: bytes) -> str:
+    """The bytes as a printf format inside single quotes: printable ASCII as it is, every
+    other byte (and ', \\, %) as a three-digit octal escape, which any POSIX printf turns
+    back into that byte."""
+    return "".join(chr(b) if 32 <= b < 127 and chr(b) not in "'\\%" else f"\\{b:03o}"
+                   for b in body)
 
 
 def _shorten(text: str) -> str:
@@ -225,8 +262,7 @@ class Client:
             exchange.request_headers = {k: self.redactor.header(v)
                                         for k, v in request.headers.items()}
             if content is not None:
-                shown = self.redactor.body(content.decode("utf-8", "replace"))
-                exchange.request_body = shown.encode()
+                exchange.request_body = recorded_body(content, self.redactor)
             self._exchange(request, exchange, started)
         except _Failed as failed:
             exchange.failure, exchange.error = failed.failure, self.redact(str(failed))

@@ -46,7 +46,7 @@ from schemathesis.specs.openapi.checks import (
 from boardcert import checks, requirements, spec
 from boardcert.api import Api, ids_in_order, walk
 from boardcert.budget import BUDGETS, DEFAULT_SEED, Budget, parse_budget
-from boardcert.client import KEY_HEADER, Exchange
+from boardcert.client import KEY_HEADER, Exchange, recorded_body
 from boardcert.config import NotAssessed, Profile, Target, fill
 from boardcert.errors import ConfigError, Violation
 from boardcert.ledger import Entry, Ledger
@@ -250,10 +250,12 @@ def key_required(timeout: float) -> Callable[..., None]:
                 request.headers[KEY_HEADER] = key
             try:
                 with requests.Session() as session:
-                    status = session.send(request, timeout=timeout,
-                                          allow_redirects=False).status_code
+                    probe = session.send(request, timeout=timeout, allow_redirects=False)
             except requests.RequestException:
                 return  # no answer proves nothing either way
+            status = probe.status_code
+            if not 400 <= status < 500:  # the evidence: this request, not the one with the key
+                check.probes[id(response)] = (response, probe)  # type: ignore[attr-defined]
             if status >= 500:
                 raise ServerError(operation=case.operation.label, status_code=status,
                                   message=f"the same request {what} answered {status}")
@@ -263,6 +265,7 @@ def key_required(timeout: float) -> Callable[..., None]:
                                      "a 4xx")
 
     check.__name__ = check.__qualname__ = KEY_CHECK
+    check.probes = {}  # type: ignore[attr-defined]  # id(response) -> (response, the probe)
     return check
 
 
@@ -830,21 +833,27 @@ class Arena:
                 lines += [f"      {line}" for line in failure.message.splitlines()]
         ids = sorted({req for req, _ in found})
         message = Redactor([self.target.api_key]).text("\n".join(lines))
-        return _violation(ids[0])(message, ids, [self.exchange(response)])
+        sent, probe = self.key_check.probes.pop(id(response), (None, None))
+        shown = [self.exchange(response)]
+        if sent is response:  # the key check's request without the key (or a wrong one)
+            shown.append(self.exchange(probe))
+        return _violation(ids[0])(message, ids, shown)
 
     def exchange(self, response: Any) -> Exchange:
         """A schemathesis response as an exchange: the request with the key masked, the
         response as it came (masked when shown)."""
         request, redactor = response.request, Redactor([self.target.api_key])
         body = request.body.encode() if isinstance(request.body, str) else request.body
+        elapsed = response.elapsed  # seconds; a timedelta from requests (the key check's)
         return Exchange(
             method=request.method, url=redactor.text(request.url),
             request_headers={k: redactor.header(v) for k, v in request.headers.items()},
-            request_body=redactor.body(body.decode("utf-8", "replace")).encode()
-            if body else None,
+            request_body=recorded_body(body, redactor) if body else None,
             status=response.status_code,
-            headers={k: ", ".join(v) for k, v in response.headers.items()},
-            content=response.content, elapsed=response.elapsed, redactor=redactor)
+            headers={k: v if isinstance(v, str) else ", ".join(v)
+                     for k, v in response.headers.items()},
+            content=response.content, redactor=redactor,
+            elapsed=elapsed.total_seconds() if hasattr(elapsed, "total_seconds") else elapsed)
 
 
 def _what(failure: Failure) -> str:

@@ -13,6 +13,7 @@ import secrets
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +25,15 @@ from faults.harness import SUITE_TIMEOUT, _env, suite_command
 from boardcert.paths import ROOT
 from boardcert.report import render_summary
 
-FOUR = ("card-id-integer", "malformed-json-500", "auth-open-op16", "project-rename-wrong-type-500")
+FOUR = ("card-id-integer", "malformed-json-500", "auth-open-op1", "project-rename-wrong-type-500")
 SUITES = ("test_properties.py", "test_errors.py", "test_auth.py")
 DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture(scope="module")
-def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """compliance.json, junit.xml and allure-results of a run against the four faults."""
+def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """compliance.json, junit.xml and allure-results of a run against the four faults; the
+    server keeps running for the module (curl lines are replayed against it)."""
     variant = combined("four-faults", *(f for f in FAULTS if f.name in FOUR))
     out = tmp_path_factory.mktemp("four") / "reports"
     key = "variant-" + secrets.token_urlsafe(12)
@@ -42,9 +44,9 @@ def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                     *(str(ROOT / "suites" / s) for s in SUITES)]
         done = subprocess.run(command, env=_env(key), cwd=ROOT, capture_output=True, text=True,
                               timeout=SUITE_TIMEOUT)
-    assert (out / "compliance.json").exists(), done.stdout[-3000:] + done.stderr
-    return {"dir": out, "key": key, "base_url": base_url, "output": done.stdout + done.stderr,
-            "compliance": json.loads((out / "compliance.json").read_text(encoding="utf-8"))}
+        assert (out / "compliance.json").exists(), done.stdout[-3000:] + done.stderr
+        yield {"dir": out, "key": key, "base_url": base_url, "output": done.stdout + done.stderr,
+               "compliance": json.loads((out / "compliance.json").read_text(encoding="utf-8"))}
 
 
 def allure_results(directory: Path) -> list[dict[str, Any]]:
@@ -198,3 +200,28 @@ def test_no_output_names_a_directory_of_the_machine(faulty_run):
              if path.is_file() for directory in machine
              if f"{directory}/" in path.read_text(encoding="utf-8", errors="replace")]
     assert found == []
+
+
+# --- reproductions -----------------------------------------------------------------------
+
+# Requests whose answer does not depend on what the run created (and cleaned up).
+REPLAYABLE = re.compile(r"^https?://[^/]+/(users/me|organizations/[^/]+/projects)/?(\?|$)")
+
+
+def test_the_curl_line_of_a_failure_gets_the_same_status_again(faulty_run):
+    """Each failing exchange's curl line, the key put back for ***, sent again to the faulty
+    server gets the status the run got: the exact bytes of a body that is not UTF-8, no key
+    header where none was sent, the key check's own request without the key."""
+    replayed: dict[str, tuple[int, int]] = {}
+    for test in faulty_run["compliance"]["tests"]:
+        for exchange in test["evidence"] if test["outcome"] == "failed" else ():
+            curl = exchange.get("curl") or ""
+            if exchange["status"] and REPLAYABLE.match(exchange["url"]) and curl not in replayed:
+                line = curl.replace("***", faulty_run["key"]) + " -o /dev/null -w '%{http_code}'"
+                done = subprocess.run(["sh", "-c", line], capture_output=True, text=True,
+                                      timeout=30)
+                replayed[curl] = (exchange["status"], int(done.stdout or 0))
+    assert {curl: s for curl, s in replayed.items() if s[0] != s[1]} == {}
+    assert any(c.startswith("printf ") for c in replayed), "no body that is not UTF-8"
+    no_key = [c for c in replayed if "x-api-key" not in c.lower()]
+    assert no_key and all(replayed[c][1] == 200 for c in no_key)  # auth-open-op1 lets it in

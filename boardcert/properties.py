@@ -84,7 +84,6 @@ def pytest_configure(config: pytest.Config) -> None:
         RUN.seed = int(given if given is not None else DEFAULT_SEED)
     except ValueError:
         raise pytest.UsageError(f"--hypothesis-seed {given!r}: expected an integer") from None
-    RUN.rate_limit = config.getoption("rate_limit", None)
 
 
 @pytest.hookimpl(trylast=True)
@@ -93,6 +92,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
     target = session.config.stash.get(TARGET, None)
     RUN.profile = target.profile if target is not None else None
+    # This process's share of --rate-limit (config.resolve divides it among xdist workers).
+    RUN.rate_limit = target.rate_limit if target is not None else None
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

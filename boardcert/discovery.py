@@ -1,7 +1,8 @@
 """Discovery: the request bodies a server accepts where the interface does not show them.
 
-For each body key of the profile (and op 7's row-name property, op 27's entityId placement),
-the profile's value is tried first, then the spellings of spec/discovery.yaml, inside a project
+For each body key of the profile (and op 7's row-name property, op 27's entityId placement,
+whether metadata ids are keys), the profile's value is tried first, then the spellings of
+spec/discovery.yaml, then the fields the server's refusals name as required, inside a project
 made for it (in the ledger, so it is deleted at the end). The first 2xx wins. What is found
 overlays the profile, and a body found accepted is "proven": a later refusal of it is the
 server's fault, not the profile's (api.misfit). Nothing found keeps the profile's value, so the
@@ -148,11 +149,9 @@ class _Stop(Exception):
 
 ORDER = ["create_project", "row_name_property", "rename_project", "rename_row", "create_column",
          "rename_column", "order_rows", "order_columns", "create_card", "add_card_metadata",
-         "metadata_id_is_key",
-         "move_cards", "move_cards_by_metadata", "alias_card", "remove_card_metadata",
-         "attach_plugin", "put_plugin_data", "plugin_data_entity_id", "exchange_code"]
-
-
+         "metadata_id_is_key", "move_cards", "move_cards_by_metadata", "alias_card",
+         "remove_card_metadata", "attach_plugin", "put_plugin_data", "plugin_data_entity_id",
+         "exchange_code"]
 # profile keys besides bodies.*
 OTHER_KEYS = ("row_name_property", "plugin_data_entity_id", "metadata_id_is_key")
 

@@ -31,11 +31,6 @@ EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 KEY_ENV = "BOARDCERT_API_KEY"
 REPORT_FILES = ("compliance.html", "compliance.md", "compliance-summary.md", "compliance.json",
                 "badge.svg", "junit.xml", "allure-results")
-# pytest options that take a value as the next argument (so that value is not a test path)
-_VALUE_OPTIONS = {"-k", "-m", "-p", "-c", "-o", "-n", "-W", "-r", "--ignore", "--ignore-glob",
-                  "--deselect", "--rootdir", "--confcutdir", "--basetemp", "--dist", "--maxfail",
-                  "--tb", "--durations", "--log-level", "--import-mode", "--capture", "--color",
-                  "--maxprocesses", "--request-timeout", "--rate-limit", "--budget"}
 
 # The reachability probe imports httpx, and with it anyio, before pytest starts: pytest then
 # cannot rewrite the asserts of anyio's pytest plugin (which the suites never use) and says so.
@@ -295,10 +290,7 @@ def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -
     argv = [*_pytest_setup(), "--tb=no", "-rN", "--no-preflight", f"--report-dir={output}",
             f"--junitxml={output / 'junit.xml'}", f"--alluredir={output / 'allure-results'}",
             f"--boardcert-command={json.dumps(shown)}"]
-    argv += _passed_through(args)
-    paths_given = any(_is_path(arg, before) for before, arg in zip(["", *extra], extra,
-                                                                    strict=False))
-    return argv + extra + ([] if paths_given else [str(SUITES)])
+    return argv + _passed_through(args) + extra
 
 
 def _pytest_setup() -> list[str]:
@@ -322,16 +314,19 @@ def _passed_through(args: argparse.Namespace) -> list[str]:
 
 def plan_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
     """pytest's argv for --plan: collection only, no report files."""
-    argv = [*_pytest_setup(), "-q", "--plan", *_passed_through(args)]
-    paths_given = any(_is_path(arg, before) for before, arg in zip(["", *extra], extra,
-                                                                    strict=False))
-    return argv + extra + ([] if paths_given else [str(SUITES)])
+    return [*_pytest_setup(), "-q", "--plan", *_passed_through(args), *extra]
 
 
-def _is_path(arg: str, before: str) -> bool:
-    if arg.startswith("-") or before in _VALUE_OPTIONS:
-        return False
-    return Path(arg.split("::")[0]).exists()
+class SuitesUnlessPathsGiven:
+    """Given to pytest.main: the suites, when the pytest arguments name no test path. pytest's
+    own parser tells a path from an option's value (every plugin's options included), so no
+    list of the options that take a value is kept here."""
+
+    def pytest_load_initial_conftests(self, early_config: Any, args: list[str]) -> None:
+        known = early_config.known_args_namespace
+        if not known.file_or_dir:
+            args.append(str(SUITES))  # pytest parses `args` again after this hook
+            known.file_or_dir = [str(SUITES)]
 
 
 class _RunWatch:
@@ -354,7 +349,7 @@ class _RunWatch:
 def _pytest_main(argv: list[str], watch: _RunWatch) -> int:
     import pytest
 
-    return int(pytest.main(argv, plugins=[watch]))
+    return int(pytest.main(argv, plugins=[watch, SuitesUnlessPathsGiven()]))
 
 
 def outcome(code: int, watch: _RunWatch, output: Path, strict: bool) -> int:

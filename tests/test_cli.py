@@ -20,6 +20,7 @@ from boardcert.paths import DEFAULT_PROFILE, ROOT, SUITES
 from boardcert.redact import Redactor
 from boardcert.reference.server import free_port, start
 
+pytest_plugins = ["pytester"]
 KEY = "bcKEY-distinctive-5f0c2e9a71"  # must never be written anywhere
 
 
@@ -257,15 +258,18 @@ def test_pytest_never_gets_the_key_on_its_command_line(tmp_path):
             f"--alluredir={tmp_path / 'allure-results'}"} <= set(argv)
 
 
+USERS = str(SUITES / "test_users.py")
+
+
 @pytest.mark.parametrize(("extra", "suites_added"), [
     ([], True), (["-m", "op16"], True), (["-k", "suites"], True),
-    (["-x", "suites/test_users.py"], False), (["suites/test_users.py::test_x"], False)])
-def test_suites_are_run_unless_paths_are_given(extra, suites_added, monkeypatch, tmp_path):
-    monkeypatch.chdir(ROOT)
-    args = cli.build_parser().parse_args(["run"])
-    argv = cli.pytest_arguments(args, extra, tmp_path)
-    tail = extra + ([str(SUITES)] if suites_added else [])
-    assert argv[len(argv) - len(tail):] == tail
+    (["--profile", str(DEFAULT_PROFILE)], True), (["--hypothesis-seed", "3"], True),
+    (["--ignore", USERS], True), (["-x", USERS], False), ([f"{USERS}::test_x"], False)])
+def test_suites_are_run_unless_paths_are_given(extra, suites_added, pytester):
+    """pytest's own parser decides what is a test path: an option's value never is."""
+    pytester.plugins.append(cli.SuitesUnlessPathsGiven())
+    config = pytester.parseconfig("-p", "boardcert.plugin", *extra)
+    assert (config.args == [str(SUITES)]) is suites_added
 
 
 # --- report, profile, requirements --------------------------------------------------------

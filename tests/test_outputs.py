@@ -10,16 +10,18 @@ from __future__ import annotations
 import json
 import re
 import secrets
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 import xmlschema
-from faults import FAULTS, combined, serving
+from faults import FAULTS, Variant, combined, serving
 from faults.harness import SUITE_TIMEOUT, _env, suite_command
 
 from boardcert.paths import ROOT
@@ -30,23 +32,31 @@ SUITES = ("test_properties.py", "test_errors.py", "test_auth.py")
 DATA = Path(__file__).parent / "data"
 
 
-@pytest.fixture(scope="module")
-def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """compliance.json, junit.xml and allure-results of a run against the four faults; the
-    server keeps running for the module (curl lines are replayed against it)."""
-    variant = combined("four-faults", *(f for f in FAULTS if f.name in FOUR))
-    out = tmp_path_factory.mktemp("four") / "reports"
+@contextmanager
+def certified(variant: Variant, directory: Path, suites: tuple[str, ...]) -> Iterator[
+        dict[str, Any]]:
+    """The suites run against the variant with every output; the server keeps running."""
+    out = directory / "reports"
     key = "variant-" + secrets.token_urlsafe(12)
     with serving(variant, key) as base_url:
         command = suite_command(base_url, ROOT / "spec/profiles/reference.yaml", out, "quick")
         command = [p for p in command if not p.endswith("suites")]
         command += [f"--junitxml={out / 'junit.xml'}", f"--alluredir={out / 'allure-results'}",
-                    *(str(ROOT / "suites" / s) for s in SUITES)]
+                    *(str(ROOT / "suites" / s) for s in suites)]
         done = subprocess.run(command, env=_env(key), cwd=ROOT, capture_output=True, text=True,
                               timeout=SUITE_TIMEOUT)
         assert (out / "compliance.json").exists(), done.stdout[-3000:] + done.stderr
         yield {"dir": out, "key": key, "base_url": base_url, "output": done.stdout + done.stderr,
                "compliance": json.loads((out / "compliance.json").read_text(encoding="utf-8"))}
+
+
+@pytest.fixture(scope="module")
+def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """compliance.json, junit.xml and allure-results of a run against the four faults; the
+    server keeps running for the module (curl lines are replayed against it)."""
+    variant = combined("four-faults", *(f for f in FAULTS if f.name in FOUR))
+    with certified(variant, tmp_path_factory.mktemp("four"), SUITES) as run:
+        yield run
 
 
 def allure_results(directory: Path) -> list[dict[str, Any]]:
@@ -74,6 +84,37 @@ def test_allure_counts_what_junit_and_the_report_count(faulty_run):
     assert len(failed) == len(junit_failed) == len(report_failed) > 10
     bare = [r["name"] for h, r in tests.items() if h in failed and not r.get("attachments")]
     assert bare == []  # every failure has its exchanges attached
+
+
+def test_allure_counts_what_junit_counts_against_one_fault(tmp_path):
+    """One fault (a Card id as a number) fails the schemathesis items of seven operations:
+    Allure shows each as its own failed test, as JUnit and compliance.json do."""
+    fault = next(f for f in FAULTS if f.name == "card-id-integer")
+    with certified(fault, tmp_path, ("test_properties.py",)) as run:
+        results = allure_results(run["dir"])
+        failed = {r["historyId"] for r in results if r["status"] in ("failed", "broken")}
+        junit_failed = [c for c in junit_cases(run["dir"]) if c.find("failure") is not None]
+        report_failed = [t for t in run["compliance"]["tests"] if t["outcome"] == "failed"]
+    assert len({r["historyId"] for r in results}) == len(results) == len(
+        run["compliance"]["tests"])
+    assert len(failed) == len(junit_failed) == len(report_failed) >= 5
+
+
+@pytest.mark.skipif(not shutil.which("allure"), reason="no allure command (Allure 2 or 3)")
+def test_the_allure_report_counts_what_compliance_json_counts(faulty_run, tmp_path):
+    """Allure's own summary (Allure 2: widgets/summary.json; Allure 3: summary.json) of the
+    four-fault run: as many tests and failures as compliance.json."""
+    done = subprocess.run(["allure", "generate", str(faulty_run["dir"] / "allure-results"),
+                           "-o", str(tmp_path / "report")], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = [p for p in (tmp_path / "report" / "widgets" / "summary.json",
+                         tmp_path / "report" / "summary.json") if p.exists()]
+    summary = json.loads(found[0].read_text(encoding="utf-8"))
+    counts = summary.get("statistic") or summary["stats"]
+    tests = faulty_run["compliance"]["counts"]["tests"]
+    assert (counts["total"], counts["failed"] + counts.get("broken", 0)) == (
+        tests["total"], tests["failed"] + tests["error"])
 
 
 def test_each_schemathesis_operation_is_its_own_allure_test(faulty_run):

@@ -2,6 +2,11 @@
 
     /work/venv/bin/python benchmarks/parallel.py [--latency 0.03] [--workers 4] [--dist-load]
                                                  [pytest args, default: suites]
+    /work/venv/bin/python benchmarks/parallel.py --default-run [--latencies 0 0.03 0.1]
+
+--default-run: a whole default `boardcert run` (which chooses its workers from the round
+trip) against the server at each delay in turn, with the wall time, the workers it chose and
+the ratio to the no-delay run (targets: 30 ms at most 2x, 100 ms at most 3x).
 
 Serves the reference app behind a delay of --latency seconds per response (uvicorn in a
 thread of this process; the delay is asyncio.sleep, so concurrent requests wait side by side,
@@ -21,6 +26,7 @@ import resource
 import secrets
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -75,14 +81,66 @@ def run(base_url: str, key: str, args: list[str]) -> tuple[float, float, str]:
     return elapsed, cpu, summary[-1] if summary else f"exit {done.returncode}"
 
 
+def boardcert_run(base_url: str, key: str, output: Path) -> tuple[float, str, str]:
+    """Wall-clock seconds of a whole default `boardcert run`, its workers line and verdict."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
+    env["BOARDCERT_API_KEY"] = key
+    command = [sys.executable, "-c", "import sys; from boardcert.cli import main; "
+               "sys.exit(main())", "run", "--base-url", base_url, "--output", str(output)]
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    workers = next((line.removeprefix("boardcert: ").split(":")[0]
+                    for line in done.stderr.splitlines()
+                    if "worker" in line or line.startswith("boardcert: serial")), "?")
+    verdict = done.stderr.strip().splitlines()[-2:-1] or [f"exit {done.returncode}"]
+    return elapsed, workers, verdict[0].removeprefix("boardcert: ").split(":")[0]
+
+
+TARGETS = {0.03: 2.0, 0.1: 3.0}  # delay -> the most a default run may take, as a ratio
+
+
+def default_runs(latencies: list[float]) -> int:
+    """A default `boardcert run` per delay, ratios to the first (no delay)."""
+    print(f"default `boardcert run`, whole suites; {os.cpu_count()} CPUs, load average "
+          f"{os.getloadavg()[0]:.1f} at the start")
+    first, worst = None, 0.0
+    with tempfile.TemporaryDirectory() as scratch:
+        for latency in latencies:
+            key = secrets.token_urlsafe(16)
+            app = create_app(key)
+            late = Late(app, latency)
+            url, server, thread = serve(late)
+            try:
+                elapsed, workers, verdict = boardcert_run(url, key, Path(scratch) / str(latency))
+            finally:
+                server.should_exit = True
+                thread.join(timeout=5)
+            first = first or elapsed
+            ratio = elapsed / first
+            target = TARGETS.get(latency)
+            worst = max(worst, ratio / target) if target else worst
+            print(f"delay {latency * 1000:4.0f} ms {elapsed:6.1f} s wall  {ratio:5.2f}x"
+                  + (f" [target <= {target:g}x]" if target else "")
+                  + f"  {late.requests:5} requests  {workers}; {verdict}; "
+                  f"projects left behind: {len(app.state.store._projects)}", flush=True)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
+    return 0 if worst <= 1 else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--default-run", action="store_true",
+                        help="time default `boardcert run`s at each of --latencies")
+    parser.add_argument("--latencies", type=float, nargs="+", default=[0.0, 0.03, 0.1])
     parser.add_argument("--latency", type=float, default=0.03)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--dist-load", action="store_true",
                         help="also run with --dist load (module fixtures made per worker)")
     parser.add_argument("pytest_args", nargs="*", default=["suites"])
     options = parser.parse_args()
+    if options.default_run:
+        return default_runs(options.latencies)
     print(f"reference server answering {options.latency * 1000:.0f} ms late; "
           f"pytest {' '.join(options.pytest_args)}; {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f} at the start")

@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="at most N requests per second, over all test workers")
     run.add_argument("--max-body", type=int, metavar="BYTES",
                      help="largest response body read (default 8 MiB)")
+    run.add_argument("-n", "--workers", type=int, metavar="N",
+                     help="test workers (pytest-xdist); default: chosen from the target's "
+                     "round trip, serial when it answers within 10 ms (--plan says the rule)")
     run.add_argument("--max-failures", type=int, metavar="N",
                      help="stop after N failing tests (the report then says incomplete)")
     run.add_argument("--no-preflight", action="store_true",
@@ -199,9 +202,13 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     if output is None:  # --plan, before the reachability check: a plan contacts nothing
         with _environment({KEY_ENV: api_key or None}), _redacted_console(redactor):
             code = _pytest_main(plan_arguments(args, extra), _RunWatch())
+        print(f"workers: {plan_workers(args, extra)}")
         return {0: EXIT_OK, 4: EXIT_USAGE}.get(code, EXIT_FAILED)
-    if target is not None and (stop := check_first(target, args.no_preflight)):
+    timing: list[float] = []
+    if target is not None and (stop := check_first(target, args.no_preflight, timing)):
         return stop
+    args.workers_choice = workers_choice(args, extra, timing)
+    print(f"boardcert: {args.workers_choice.reason}", file=sys.stderr)
 
     watch = _RunWatch()
     with _environment({KEY_ENV: api_key or None}), _redacted_console(redactor):
@@ -237,9 +244,11 @@ def check_budget(budget: str | None) -> None:
     parse_budget(budget)
 
 
-def check_first(target: Any, only_reachable: bool) -> int | None:
+def check_first(target: Any, only_reachable: bool,
+                timing: list[float] | None = None) -> int | None:
     """The preflight (or, with --no-preflight, only whether anything answers), before pytest
-    starts: the exit code of a run that stops here with its message, else None."""
+    starts: the exit code of a run that stops here with its message, else None. `timing`
+    gets the seconds each answered request took (the round trip that chooses the workers)."""
     from boardcert import preflight
     from boardcert.client import Client
 
@@ -260,7 +269,37 @@ def check_first(target: Any, only_reachable: bool) -> int | None:
         return EXIT_UNREACHABLE
     finally:
         client.close()
+    if timing is not None:
+        timing.extend(e.elapsed for e in client.log if e.status is not None)
     return None
+
+
+def workers_choice(args: argparse.Namespace, extra: list[str], timing: list[float]) -> Any:
+    """How many test workers: --workers, else `-n` after `--` (pytest's, left as given), else
+    chosen from the round trip of the preflight's requests."""
+    from boardcert import workers
+
+    if args.workers is not None:
+        return workers.given(args.workers)
+    if _workers_in(extra):
+        return workers.Choice(1, "workers: as given to pytest after --")  # extra carries -n
+    if not args.base_url and not os.environ.get("BOARDCERT_BASE_URL"):
+        return workers.choose(None)
+    return workers.choose(workers.round_trip(timing), args.rate_limit)
+
+
+def plan_workers(args: argparse.Namespace, extra: list[str]) -> str:
+    """What --plan says of the workers (it contacts nothing, so it gives the rule)."""
+    from boardcert import workers
+
+    if args.workers is not None or _workers_in(extra) or not (
+            args.base_url or os.environ.get("BOARDCERT_BASE_URL")):
+        return workers_choice(args, extra, []).reason
+    return workers.RULE
+
+
+def _workers_in(extra: list[str]) -> bool:
+    return any(arg.startswith(("-n", "--numprocesses")) for arg in extra)
 
 
 def output_directory(given: str | None) -> Path:
@@ -290,7 +329,9 @@ def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -
     argv = [*_pytest_setup(), "--tb=no", "-rN", "--no-preflight", f"--report-dir={output}",
             f"--junitxml={output / 'junit.xml'}", f"--alluredir={output / 'allure-results'}",
             f"--boardcert-command={json.dumps(shown)}"]
-    return argv + _passed_through(args) + extra
+    choice = getattr(args, "workers_choice", None)
+    workers = choice.pytest_args() if choice is not None else []
+    return argv + _passed_through(args) + workers + extra
 
 
 def _pytest_setup() -> list[str]:

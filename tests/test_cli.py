@@ -144,7 +144,7 @@ def test_failing_run_shows_evidence_but_not_the_key(tmp_path):
 def test_target_lost_during_the_run_exits_3(tmp_path, monkeypatch, capsys):
     """The plugin's pytest.exit(returncode=3) (here: nothing listens, and the command's own
     check is skipped) ends the command with 3, and no report is written."""
-    monkeypatch.setattr(cli, "check_first", lambda target, only_reachable: None)
+    monkeypatch.setattr(cli, "check_first", lambda target, only_reachable, timing=None: None)
     out = tmp_path / "reports"
     code = cli.main(["run", "--base-url", f"http://127.0.0.1:{free_port()}", "--api-key", KEY,
                      "--output", str(out), "--", "suites/test_users.py"])
@@ -159,7 +159,7 @@ def test_target_lost_under_xdist_exits_3_once(tmp_path):
     result = boardcert("run", "--base-url", f"http://127.0.0.1:{free_port()}", "--output",
                        str(out), "--", "-n", "1", "suites/test_users.py",
                        env={"BOARDCERT_API_KEY": KEY},
-                       patch="cli.check_first = lambda target, only_reachable: None")
+                       patch="cli.check_first = lambda target, only_reachable, timing=None: None")
     assert result.returncode == 3, result.stdout + result.stderr
     assert result.stderr.count("cannot be reached") == 1, result.stderr
     assert not (out / "compliance.json").exists()

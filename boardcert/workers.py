@@ -1,0 +1,69 @@
+"""How many test workers (pytest-xdist `-n`) a run uses: chosen from the target's round trip.
+
+A worker costs seconds of start-up (imports, collection, its own board); it pays back only
+when tests spend their time waiting for answers. So: serial when the server answers within a
+few milliseconds (the bundled server, a server on the same machine or network), more workers
+the farther away it is, never more than MAX_WORKERS nor twice the machine's cores, and no more
+than `--rate-limit` can keep busy. `--workers N` (or `-n N` after `--`) decides instead.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+SERIAL_BELOW = 0.010  # seconds of round trip under which workers cost more than they save
+PER_WORKER = 0.010  # one more worker per this much round trip
+MAX_WORKERS = 4
+RULE = (f"chosen from the round trip of the preflight's requests: serial below "
+        f"{SERIAL_BELOW * 1000:.0f} ms, else one worker per {PER_WORKER * 1000:.0f} ms, 2 to "
+        f"{MAX_WORKERS} (at most twice the cores), no more than --rate-limit keeps busy; "
+        f"--workers N decides instead")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The number of workers (1: serial, no pytest-xdist) and why, for the console and --plan."""
+
+    workers: int
+    reason: str
+
+    def pytest_args(self) -> list[str]:
+        return ["-n", str(self.workers)] if self.workers > 1 else []
+
+
+def choose(rtt: float | None, rate_limit: float | None = None,
+           cores: int | None = None) -> Choice:
+    """The workers for a target whose round trip is `rtt` seconds (None: not measured, the
+    bundled server)."""
+    if rtt is None:
+        return Choice(1, "serial: the bundled server answers within a millisecond")
+    ms = f"{rtt * 1000:.0f} ms"
+    if rtt < SERIAL_BELOW:
+        return Choice(1, f"serial: the round trip is {ms}, below {SERIAL_BELOW * 1000:.0f} ms "
+                         f"(starting workers would cost more than the waiting they save)")
+    cap = min(MAX_WORKERS, 2 * (cores or os.cpu_count() or 1))
+    workers = min(cap, max(2, round(rtt / PER_WORKER)))
+    why = f"the round trip is {ms}"
+    if rate_limit:  # one worker sends at most 1/rtt requests a second
+        fed = max(1, math.ceil(rate_limit * rtt))
+        if fed < workers:
+            workers, why = fed, f"{why}, and --rate-limit {rate_limit:g} keeps {fed} busy"
+    if workers == 1:
+        return Choice(1, f"serial: {why}")
+    return Choice(workers, f"{workers} workers: {why} (at most {cap} on "
+                           f"{cores or os.cpu_count() or 1} cores)")
+
+
+def given(workers: int) -> Choice:
+    """The choice of `--workers N`."""
+    if workers <= 1:
+        return Choice(1, "serial: --workers")
+    return Choice(workers, f"{workers} workers: --workers")
+
+
+def round_trip(elapsed: list[float]) -> float | None:
+    """The round trip from the preflight's answered requests: the fastest (the first also
+    opened the connection)."""
+    return min(elapsed) if elapsed else None

@@ -1,0 +1,84 @@
+"""`boardcert run` chooses its test workers from the target's round trip (issue 16): serial
+near by, workers far away, `--workers N` or `-- -n N` decide instead; the verdict does not
+depend on the number of workers."""
+
+from __future__ import annotations
+
+import pytest
+from faults import CONFORMANT, certify, serving
+
+from boardcert import cli, workers
+from boardcert.config import Target, load_profile
+from boardcert.paths import SUITES
+
+KEY = "workers-key-5e1f"
+SLOW = next(v for v in CONFORMANT if v.name == "slow")  # +20 ms per answer
+REFERENCE = next(v for v in CONFORMANT if v.name == "reference")
+
+
+@pytest.mark.parametrize(("rtt", "rate", "cores", "expected"), [
+    (None, None, 2, 1), (0.001, None, 2, 1), (0.009, None, 2, 1), (0.021, None, 2, 2),
+    (0.03, None, 2, 3), (0.1, None, 2, 4), (0.1, None, 1, 2), (0.1, None, 8, 4),
+    (0.03, 20.0, 2, 1), (0.1, 20.0, 2, 2)])
+def test_workers_follow_the_round_trip(rtt, rate, cores, expected):
+    """Serial below 10 ms (and for the bundled server), one worker per 10 ms from 2 up to 4
+    and twice the cores, no more than --rate-limit keeps busy."""
+    choice = workers.choose(rtt, rate, cores)
+    assert choice.workers == expected, choice.reason
+    assert choice.pytest_args() == ([] if expected == 1 else ["-n", str(expected)])
+
+
+def _choice(variant, extra=(), *flags):
+    with serving(variant, KEY) as url:
+        target = Target(base_url=url, api_key=KEY, profile=load_profile(None))
+        timing: list[float] = []
+        assert cli.check_first(target, False, timing) is None
+        args = cli.build_parser().parse_args(["run", "--base-url", url, *flags])
+        return cli.workers_choice(args, list(extra), timing), timing
+
+
+def test_a_server_20_ms_away_gets_workers_and_a_near_one_none():
+    """The preflight's requests time the round trip: +20 ms per answer -> at least 2 workers
+    (pytest gets -n); the reference on loopback -> serial (no -n)."""
+    far, timing = _choice(SLOW)
+    assert min(timing) >= 0.02 and far.workers >= 2, far.reason
+    assert far.pytest_args() == ["-n", str(far.workers)]
+    near, _ = _choice(REFERENCE)
+    assert near.workers == 1 and near.pytest_args() == [], near.reason
+    assert "round trip" in near.reason
+
+
+def test_workers_flag_and_pytest_n_override_the_choice(tmp_path):
+    """--workers N is used as given; `-- -n N` reaches pytest alone (no second -n)."""
+    given, _ = _choice(REFERENCE, (), "--workers", "3")
+    assert given.pytest_args() == ["-n", "3"]
+    args = cli.build_parser().parse_args(["run", "--base-url", "http://h", "--api-key", KEY])
+    args.workers_choice = cli.workers_choice(args, ["-n", "1"], [0.05])
+    argv = cli.pytest_arguments(args, ["-n", "1"], tmp_path)
+    assert argv.count("-n") == 1 and argv[argv.index("-n") + 1] == "1"
+
+
+def test_plan_says_how_workers_are_chosen(capsys):
+    """--plan contacts nothing: it states the rule (or the --workers given)."""
+    code = cli.main(["run", "--base-url", "http://127.0.0.1:9", "--api-key", KEY, "--plan",
+                     "--", str(SUITES / "test_users.py")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert f"workers: {workers.RULE}" in out
+    cli.main(["run", "--plan", "-n", "2", "--", str(SUITES / "test_users.py")])
+    assert "workers: 2 workers: --workers" in capsys.readouterr().out
+
+
+def test_verdict_is_the_same_serially_and_with_two_workers(tmp_path):
+    """The same server certified serially and with -n 2 (whole suite, quick budget): every
+    requirement has the same status, and the verdict is the same."""
+    serial = certify(REFERENCE, _mkdir(tmp_path / "serial"), full=True)
+    parallel = certify(REFERENCE, _mkdir(tmp_path / "n2"), full=True, extra=("-n", "2"))
+    assert serial.statuses and serial.statuses == parallel.statuses, (serial.summary(),
+                                                                      parallel.summary())
+    assert serial.verdict == parallel.verdict == "conformant"
+
+
+def _mkdir(path):
+    path.mkdir()
+    return path

@@ -110,7 +110,7 @@ PROFILE_BODY = {  # body not shown: the profile key that supplies it
 # Every `required` of the document (outside `not`), where it sits: nothing the interface lacks.
 REQUIRED = {
     "Project": ["id", "name", "createdAt", "updatedAt", "rows", "cards", "plugins"],
-    "Card": ["id", "name", "url", "createdFlair", "columns", "metadata"],
+    "Card": ["id", "name", "url", "createdFlair", "columns", "metadata", "plugins", "projects"],
     "Card/columns/items": ["id", "name"],
     "Card/metadata/items": ["id", "value"],
     "UsersMe": ["currentOrganization", "currentProject", "organizations"],
@@ -175,7 +175,8 @@ LINKS = {
 PROJECT = {"id": "p1", "name": "Board", "createdAt": "2024-05-19T00:00:00Z",
            "updatedAt": "2024-05-19T00:00:00Z", "rows": [], "cards": [], "plugins": []}
 CARD = {"id": "c1", "name": "Card", "url": "https://example.invalid/c1", "createdFlair": "new",
-        "columns": [{"id": "k1", "name": "Todo"}], "metadata": [{"id": "m", "value": "v"}]}
+        "columns": [{"id": "k1", "name": "Todo"}], "metadata": [{"id": "m", "value": "v"}],
+        "plugins": [], "projects": []}
 USERS_ME = {"currentOrganization": {"id": "o1"}, "currentProject": None, "organizations": []}
 VALID = {
     "Project": PROJECT,
@@ -491,10 +492,13 @@ def test_card_missing_a_field_fails(field):
     assert errors("Card", {k: v for k, v in CARD.items() if k != field})
 
 
-def test_card_passes_and_may_carry_projects_and_plugins():
-    """A correct Card passes, also with the unshown plugins and projects of card responses."""
+def test_card_carries_projects_and_plugins_of_any_shape():
+    """A correct Card passes; card responses carry plugins and projects (section 2), whose
+    shapes are not shown: any value passes, a missing one fails."""
     assert errors("Card", CARD) == []
     assert errors("Card", {**CARD, "plugins": [1], "projects": {"p": None}}) == []
+    for name in ("plugins", "projects"):
+        assert errors("Card", {k: v for k, v in CARD.items() if k != name})
 
 
 @pytest.mark.parametrize(("instance", "ok"), [
@@ -521,11 +525,12 @@ def test_users_me_has_its_properties_and_no_access_tokens(instance, ok):
 
 @pytest.mark.parametrize(("instance", "ok"), [
     ({"userToken": "t"}, True), ({"userToken": "t", "accessToken": "a"}, False),
-    ({"accessToken": "a"}, False), ({"userToken": 5}, False), ({"userToken": None}, False),
-    ({}, False),
-], ids=["user-token", "also-access-token", "access-token-only", "number", "null", "empty"])
+    ({"accessToken": "a"}, False), ({"userToken": 5}, True), ({"userToken": {"t": 1}}, True),
+    ({"userToken": None}, False), ({}, False),
+], ids=["user-token", "also-access-token", "access-token-only", "number", "object", "null",
+        "empty"])
 def test_exchange_code_answers_a_user_token_and_no_access_token(instance, ok):
-    """Exchange-code answers userToken, a string, and no longer accessToken."""
+    """Exchange-code answers userToken, of any type but null, and no longer accessToken."""
     assert (errors("ExchangeCodeResponse", instance) == []) is ok
 
 

@@ -12,6 +12,9 @@ pytest-xdist carries to the controller and JUnit XML keeps:
     boardcert_error      "Type: message": it broke inside boardcert, a bug in boardcert,
                          never something the server did
     failure_message      the violations' messages (the report's only, not the item's)
+    unassessed_requirements  JSON {"REQ-ID": {"N": "why"}}: requirements the test names but
+                         did not check on operation N (what a test put in `item.stash[UNASSESSED]`
+                         with `not_checked`); the report does not count the test for them there
 
 `NotAssessed` becomes a skip. The report reads these fields; only report/render.py makes text
 of the exchanges (here, for the console's "boardcert: evidence" section).
@@ -30,6 +33,8 @@ from boardcert.report.build import BUG
 from boardcert.report.render import evidence_text, exchange_text
 
 FAILED_REQUIREMENTS, EVIDENCE = "failed_requirements", "evidence"
+UNASSESSED_REQUIREMENTS = "unassessed_requirements"
+UNASSESSED = pytest.StashKey[dict[str, dict[int, str]]]()  # requirement -> {operation: why}
 BOARDCERT_ERROR, MESSAGE = "boardcert_error", "failure_message"
 EVIDENCE_SECTION = "boardcert: evidence"
 EXCHANGES_SHOWN = 4  # the test's last exchanges shown with a failure that carries none
@@ -43,6 +48,9 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
+    unchecked = item.stash.get(UNASSESSED, None)
+    if call.when == "call" and unchecked:
+        _record(item, report, UNASSESSED_REQUIREMENTS, json.dumps(unchecked, ensure_ascii=False))
     exc = call.excinfo.value if call.excinfo is not None else None
     if exc is None or not report.failed:
         return report
@@ -74,6 +82,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             _record(item, report, BOARDCERT_ERROR, error)
             report.sections.append(("boardcert", f"{BUG}: {error} in {item.nodeid}"))
     return report
+
+
+def not_checked(item: pytest.Item, unchecked: dict[str, dict[int, str]]) -> None:
+    """What the test names but did not check, so far (requirement -> {operation: why}); the
+    last call wins, and an empty mapping says it checked everything."""
+    item.stash[UNASSESSED] = unchecked
 
 
 def _record(item: pytest.Item, report: pytest.TestReport, name: str, value: str) -> None:

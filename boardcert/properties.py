@@ -18,6 +18,7 @@ import json
 import re
 import uuid
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -49,8 +50,11 @@ from boardcert.budget import BUDGETS, DEFAULT_SEED, Budget, parse_budget
 from boardcert.client import KEY_HEADER, Exchange, recorded_body
 from boardcert.config import NotAssessed, Profile, Target, fill
 from boardcert.errors import ConfigError, Violation
+from boardcert.failures import not_checked
 from boardcert.ledger import Entry, Ledger
 from boardcert.paths import OPENAPI, SUITES
+from boardcert.plugin import item_operations
+from boardcert.plugin import requirement_ids as plugin_requirement_ids
 from boardcert.redact import Redactor
 from boardcert.resources import DELETED_BY
 
@@ -308,6 +312,48 @@ def requirement_ids(number: int, negative: bool = True) -> list[str]:
     if negative and number in MALFORMED_JSON_OPS and spec.operation(number).body_schema_shown:
         ids.append("REJECT-MALFORMED-JSON")  # schemathesis sends non-JSON only to these
     return ids
+
+
+# Requirements a refusal still proves something about: no 5xx, and the rejections of input the
+# interface forbids. Every other one a property test names is judged on 2xx answers only.
+JUDGED_ON_REFUSALS = frozenset({"NO-SERVER-ERROR", *NAME_REQUIREMENTS, "REJECT-MALFORMED-JSON"})
+STATUSES = pytest.StashKey[dict[int, Counter[int]]]()  # operation -> statuses of its answers
+
+
+def answered(item: pytest.Item, number: int | None, status: int) -> None:
+    """Note an answer a property test judged, and record (failures.not_checked) what the
+    test's answers so far leave unchecked, so that the report does not count it there."""
+    if number is None:
+        return
+    seen = item.stash.setdefault(STATUSES, {})
+    seen.setdefault(number, Counter())[status] += 1
+    not_checked(item, unchecked(seen, plugin_requirement_ids(item), item_operations(item)))
+
+
+def unchecked(seen: dict[int, Counter[int]], named: list[str],
+              ops: list[int]) -> dict[str, dict[int, str]]:
+    """requirement -> {operation: why} for what answers with these statuses did not check: on an
+    operation no request reached, everything; on one that never answered a 2xx, all but what a
+    refusal proves; and what the operation's checks never judge (the stateful test names the
+    requirements of all its operations)."""
+    found: dict[str, dict[int, str]] = {}
+    for number in ops:
+        statuses = seen.get(number, Counter())
+        judged = requirement_ids(number)
+        if not statuses:
+            missing, why = named, f"op {number}: no generated request was sent"
+        elif not any(200 <= s < 300 for s in statuses):
+            shown = ", ".join(f"{s} x {n}" for s, n in sorted(statuses.items()))
+            missing = [r for r in named if r not in JUDGED_ON_REFUSALS]
+            why = f"op {number}: no generated request got a 2xx (statuses seen: {shown})"
+        else:
+            missing, why = [], ""
+        for req in named:
+            if req in missing:
+                found.setdefault(req, {})[number] = why
+            elif req not in judged:
+                found.setdefault(req, {})[number] = f"op {number}: its checks do not judge it"
+    return found
 
 
 def _schema_requirement(number: int, failure: Failure) -> str:
@@ -913,6 +959,7 @@ def state_machine(schema: Any) -> type:
 
     class BoardWorkflow(base):  # type: ignore[misc, valid-type]
         arena: Arena | None = None
+        item: pytest.Item | None = None  # the test's, where `answered` notes what it checked
 
         def step(self, input: Any) -> Any:
             self._linked = frozenset(name for location, name in input.applied_parameters
@@ -932,6 +979,8 @@ def state_machine(schema: Any) -> type:
 
         def validate_response(self, response: Any, case: Any, additional_checks: Any = None,
                               **kwargs: Any) -> None:
+            if self.item is not None:
+                answered(self.item, operation_number(case), response.status_code)
             self.arena.validate(case, response, self._info)
 
     budget = RUN.budget
@@ -942,9 +991,11 @@ def state_machine(schema: Any) -> type:
 
 
 def stateful_operations() -> list[int]:
-    """The operations the links of spec/openapi.yaml connect."""
+    """The operations the links of spec/openapi.yaml connect, but those the state machine
+    leaves out (`not_assessable`): the stateful test does not speak for them."""
+    left_out = not_assessable(RUN.profile)
     return sorted({n for op in spec.operations().values() if op.links
-                   for n in (op.number, *op.links)})
+                   for n in (op.number, *op.links)} - set(left_out))
 
 
 def workflow_requirements() -> list[str]:

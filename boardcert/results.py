@@ -128,7 +128,7 @@ class Collector:
         test = self.tests.setdefault(report.nodeid, {
             "outcome": "passed", "message": "", "evidence": "", "duration": 0.0,
             "requirements": (), "operations": (), "observations": [], "security": [],
-            "failed_requirements": (), "boardcert_error": ""})
+            "failed_requirements": (), "boardcert_error": "", "unassessed": {}})
         test["duration"] += report.duration
         for name, value in report.user_properties:
             if name in ("requirements", "failed_requirements"):
@@ -141,6 +141,9 @@ class Collector:
                     kept.append(str(value))
             elif name in ("evidence", "boardcert_error"):
                 test[name] = str(value)
+            elif name == "unassessed_requirements":
+                test["unassessed"] = {req: {int(op): why for op, why in ops.items()}
+                                      for req, ops in json.loads(str(value)).items()}
         outcome = phase_outcome(report)
         if _RANK[outcome] > _RANK[test["outcome"]]:
             test["outcome"] = outcome
@@ -171,6 +174,8 @@ class Collector:
             observations=tuple(redact(o) for o in t["observations"]),
             security_observations=tuple(redact(o) for o in t["security"]),
             blamed=t["failed_requirements"], boardcert_error=redact(t["boardcert_error"]),
+            unassessed={req: {op: redact(why) for op, why in ops.items()}
+                        for req, ops in t["unassessed"].items()},
         ) for nodeid, t in self.tests.items()]
 
     def run_facts(self, stopped: str | None = None) -> compliance.Run:

@@ -144,9 +144,64 @@ def test_skipped_tests_leave_a_requirement_not_assessed_with_the_reason():
 
 
 def test_one_passed_test_among_skipped_ones_passes():
-    tests = [TestResult("t::a", "skipped", ("PROJECT-DELETE",), (4,), "not assessed: x"),
-             TestResult("t::b", "passed", ("PROJECT-DELETE",), (4,))]
+    ops = catalogue()["PROJECT-DELETE"].operations
+    tests = [TestResult("t::a", "skipped", ("PROJECT-DELETE",), ops, "not assessed: x"),
+             TestResult("t::b", "passed", ("PROJECT-DELETE",), ops)]
     assert status(build(tests, run_facts()), "PROJECT-DELETE") == "passed"
+
+
+ALL_OPS = tuple(range(1, 29))
+NO_2XX = "op 28: no generated request got a 2xx (statuses seen: 400 x 12)"
+
+
+def per_operation(outcome: str = "passed", **by_op: str) -> list[TestResult]:
+    """One test of SUCCESS-STATUS-200 per operation; `op23="not assessed: plugin_id"` skips
+    that operation's."""
+    return [TestResult(f"t::op{n}", "skipped" if f"op{n}" in by_op else outcome,
+                       ("SUCCESS-STATUS-200",), (n,), by_op.get(f"op{n}", ""))
+            for n in ALL_OPS]
+
+
+def test_a_requirement_passes_only_when_each_of_its_operations_passed():
+    """Passed needs a passing test on every operation the requirement lists; one operation
+    with only skipped tests leaves it not assessed, naming the operation, the reason and (in the
+    verdict) the profile key; a test marked with several operations counts for each."""
+    assert status(build([*all_passing("SUCCESS-STATUS-200"), *per_operation()], run_facts()),
+                  "SUCCESS-STATUS-200") == "passed"
+    built = build([*all_passing("SUCCESS-STATUS-200"),
+                   *per_operation(op23="not assessed: plugin_id")], run_facts())
+    entry = next(r for r in built["requirements"] if r["id"] == "SUCCESS-STATUS-200")
+    assert (entry["status"], entry["message"]) == ("not assessed",
+                                                   "not assessed on op 23: plugin_id")
+    assert built["verdict"] == "incomplete"
+    assert "set it in your profile" in built["verdict_reason"]
+    assert "plugin_id" in built["verdict_reason"]
+    combined = [TestResult("t::all", "passed", ("SUCCESS-STATUS-200",), ALL_OPS),
+                TestResult("t::op23", "skipped", ("SUCCESS-STATUS-200",), (23,), "not assessed")]
+    assert status(build(combined, run_facts()), "SUCCESS-STATUS-200") == "passed"
+
+
+def test_a_test_does_not_count_where_it_recorded_a_requirement_unassessed():
+    """A property item whose requests got no 2xx passes but records the response requirements
+    unassessed on its operation: they are not assessed, with its reason; the others it names
+    (NO-SERVER-ERROR) count."""
+    tests = [*all_passing("SUCCESS-STATUS-200", "NO-SERVER-ERROR"), *per_operation(),
+             TestResult("t::no-server-error", "passed", ("NO-SERVER-ERROR",), ALL_OPS[:-1])]
+    tests[-2] = TestResult("t::op28", "passed", ("SUCCESS-STATUS-200", "NO-SERVER-ERROR"), (28,),
+                           unassessed={"SUCCESS-STATUS-200": {28: NO_2XX}})
+    built = build(tests, run_facts())
+    entry = next(r for r in built["requirements"] if r["id"] == "SUCCESS-STATUS-200")
+    assert (entry["status"], entry["message"]) == ("not assessed",
+                                                   f"not assessed on op 28: {NO_2XX}")
+    assert status(built, "NO-SERVER-ERROR") == "passed"
+
+
+def test_a_failure_on_one_operation_fails_a_requirement_unassessed_elsewhere():
+    """A failure anywhere wins over operations that were not assessed."""
+    tests = [*all_passing("SUCCESS-STATUS-200"), *per_operation(op23="not assessed: plugin_id")]
+    tests[len(tests) - 28] = TestResult("t::op1", "failed", ("SUCCESS-STATUS-200",), (1,),
+                                        "[SUCCESS-STATUS-200] got 201")
+    assert status(build(tests, run_facts()), "SUCCESS-STATUS-200") == "failed"
 
 
 def test_an_errored_test_leaves_its_requirement_not_assessed():

@@ -1,13 +1,16 @@
 """compliance.json: a run's test results read against the catalogue and the 28 operations.
 
 A requirement is `failed` when a test of it failed on it, `not assessed` when no test of it
-ran to a result (none exists, all were skipped, or one errored), else `passed`. An INFO
+ran to a result (none exists, all were skipped, or one errored) or when one of its operations
+has no test that passed naming it and that operation (a test marked with several operations
+counts for each, unless it recorded the requirement unassessed there), else `passed`. An INFO
 requirement is never failed: a failure of its tests becomes an observation. The verdict
 follows the conformance policy, section 4.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -16,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from boardcert import INTERFACE_VERSION, __version__, requirements, revisions, spec
+from boardcert.paths import PROFILE_SCHEMA
 from boardcert.requirements import Requirement
 
 FORMAT = "boardcert-compliance/1"
@@ -28,6 +32,7 @@ NON_CONFORMANT = "non-conformant"
 INCOMPLETE = "incomplete"
 VERDICTS = (CONFORMANT, WARNINGS, NON_CONFORMANT, INCOMPLETE)
 BUG = "this is a bug in boardcert"
+PROFILE_KEYS = frozenset(json.loads(PROFILE_SCHEMA.read_text(encoding="utf-8"))["properties"])
 
 
 @dataclass
@@ -47,6 +52,9 @@ class TestResult:
     blamed: tuple[str, ...] = ()  # the requirements the failure says it breaks (its data)
     security_observations: tuple[str, ...] = ()  # "REQ-ID: text", flagged as security
     boardcert_error: str = ""  # "Type: message": the test broke inside boardcert (a bug)
+    # requirement -> {operation: why}: what the test names but did not check there
+    # (failures.UNASSESSED; a property item whose requests never got a 2xx)
+    unassessed: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
@@ -60,6 +68,15 @@ class TestResult:
             return ()
         named = [i for i in self.blamed if i in requirements.catalogue()]
         return tuple(named) or self.requirements
+
+    def assessed(self, req_id: str, op: int | None = None) -> bool:
+        """Whether the test passed and checked the requirement (on operation `op`)."""
+        if self.outcome != "passed" or req_id not in self.requirements:
+            return False
+        skipped = self.unassessed.get(req_id, {})
+        if op is None:
+            return not skipped or set(self.operations) - set(skipped) != set()
+        return op in self.operations and op not in skipped
 
     @property
     def summary(self) -> str:
@@ -143,11 +160,14 @@ def requirement_result(req: Requirement, tests: list[TestResult]) -> dict[str, A
     mine = [t for t in tests if req.id in t.requirements or req.id in t.failed_requirements]
     failures = [t for t in mine if req.id in t.failed_requirements]
     errors = [t for t in mine if t.outcome == "error"]
-    ran = [t for t in mine if t.outcome == "passed" or t in failures]
+    ran = [t for t in mine if t.assessed(req.id) or t in failures]
+    missing = _unassessed_operations(req, mine, failures)
     if failures and req.level != "INFO":
         status, message = FAILED, "\n".join(t.summary for t in failures)
     elif errors:
         status, message = NOT_ASSESSED, _errored(errors[0])
+    elif ran and missing:
+        status, message = NOT_ASSESSED, _not_assessed_on(req.id, missing, mine)
     elif ran:
         status, message = PASSED, None
     else:
@@ -166,6 +186,28 @@ def requirement_result(req: Requirement, tests: list[TestResult]) -> dict[str, A
         "tests": [{"nodeid": t.nodeid, "outcome": _outcome_for(req.id, t)} for t in mine],
         "failures": [{"test": t.nodeid, "message": t.summary} for t in failures],
     }
+
+
+def _unassessed_operations(req: Requirement, mine: list[TestResult],
+                           failures: list[TestResult]) -> list[int]:
+    """The requirement's operations that no test checked: none that names the requirement and
+    the operation passed having checked it there (a failure of it, as an INFO one, counts)."""
+    return [op for op in req.operations
+            if not any(t.assessed(req.id, op) or (t in failures and op in t.operations)
+                       for t in mine)]
+
+
+def _not_assessed_on(req_id: str, ops: list[int], mine: list[TestResult]) -> str:
+    """"not assessed on ops 23, 28: <why>": the skip reasons of the tests of those operations
+    and what the tests that passed did not check there."""
+    reasons = [t.message.strip() for t in mine if t.outcome == "skipped" and t.message.strip()
+               and set(t.operations) & set(ops)]
+    reasons += [why for t in mine for op, why in t.unassessed.get(req_id, {}).items()
+                if op in ops]
+    named = "op" if len(ops) == 1 else "ops"
+    why = "; ".join(dict.fromkeys(r.removeprefix("not assessed: ") for r in reasons)) or \
+        "no test of it covers them"
+    return f"not assessed on {named} {', '.join(map(str, ops))}: {why}"
 
 
 def _errored(test: TestResult) -> str:
@@ -275,9 +317,16 @@ def _profile_hint(reqs: list[dict[str, Any]], missing: list[str]) -> str:
     """The profile keys the server refused (api.misfit), named in the verdict."""
     keys = sorted({key for r in reqs if r["id"] in missing
                    for key in re.findall(r"set ([\w.]+) in your profile", r["message"] or "")})
-    if not keys:
-        return ""
-    return f"; the profile does not fit the server: set {', '.join(keys)} in your profile"
+    lacking = sorted({key for r in reqs if r["id"] in missing
+                      for key in re.findall(r"(?:^|[:;] )([a-z_]+)(?=;|$)", r["message"] or "",
+                                            re.MULTILINE)
+                      if key in PROFILE_KEYS} - set(keys))
+    hint = f"; the profile does not fit the server: set {', '.join(keys)} in your profile" \
+        if keys else ""
+    if lacking:
+        them = "it" if len(lacking) == 1 else "them"
+        hint += f"; the profile gives no {', '.join(lacking)}: set {them} in your profile"
+    return hint
 
 
 def _n(items: list[str], noun: str) -> str:

@@ -77,17 +77,30 @@ def test_independent_server_is_certified(budget: str, server: Running, key: str,
 
 
 UNCHECKED = ("PLUGINS-PROPERTY", "EXCHANGE-USER-TOKEN", "EXCHANGE-NO-ACCESS-TOKEN")
+SOME_OPS = ("OPERATION-IMPLEMENTED", "SUCCESS-STATUS-200")
+PLUGIN_OPS = "23, 24, 25, 26, 27, 28"
 
 
-@pytest.mark.xfail(strict=False, reason="boardcert counts a property-based test whose requests "
-                   "never got a 200 as a pass of the response requirements it carries")
 def test_requirement_never_checked_is_not_passed(server: Running, key: str, tmp_path: Path):
-    """Without its profile, ops 23 and 28 refuse the default plugin id and body: the MUSTs read
-    from their answers were never checked, so they are not assessed (verdict incomplete)."""
-    report = certify(server, key, "quick", tmp_path / "report", profile=None,
-                     pytest_args=("-m", " or ".join(UNCHECKED)))
-    statuses = {r["id"]: r["status"] for r in report["requirements"] if r["id"] in UNCHECKED}
-    assert statuses == dict.fromkeys(UNCHECKED, "not assessed")
+    """Without the plugin values in its profile, ops 23-28 are never checked: the MUSTs read
+    from their answers are not assessed (a property item whose requests got no 2xx counts for
+    nothing they prove), nor are those of all 28 operations that others passed; the verdict is
+    incomplete and names plugin_id."""
+    data = yaml.safe_load(PROFILE.read_text(encoding="utf-8"))
+    data |= {"plugin_id": None, "entity_id": None, "exchange_code": None}
+    profile = tmp_path / "no-plugins.yaml"
+    profile.write_text(yaml.safe_dump(data), encoding="utf-8")
+    report = certify(server, key, "quick", tmp_path / "report", profile=profile)
+    found = {r["id"]: r for r in report["requirements"]}
+    assert report["verdict"] == "incomplete", summary(report)
+    assert "plugin_id" in report["verdict_reason"], summary(report)
+    assert {i: found[i]["status"] for i in UNCHECKED + SOME_OPS} == \
+        dict.fromkeys(UNCHECKED + SOME_OPS, "not assessed"), summary(report)
+    for req in SOME_OPS:
+        assert found[req]["message"].startswith(f"not assessed on ops {PLUGIN_OPS}: "), \
+            found[req]["message"]
+        assert "plugin_id" in found[req]["message"]
+    assert found["NO-SERVER-ERROR"]["status"] == "not assessed"  # a SHOULD: named, not blocking
 
 
 def test_profile_is_valid():

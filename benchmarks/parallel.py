@@ -93,8 +93,9 @@ def boardcert_run(base_url: str, key: str, output: Path) -> tuple[float, str, st
     workers = next((line.removeprefix("boardcert: ").split(":")[0]
                     for line in done.stderr.splitlines()
                     if "worker" in line or line.startswith("boardcert: serial")), "?")
-    verdict = done.stderr.strip().splitlines()[-2:-1] or [f"exit {done.returncode}"]
-    return elapsed, workers, verdict[0].removeprefix("boardcert: ").split(":")[0]
+    verdict = [line for line in (done.stdout + done.stderr).splitlines() if "(exit " in line]
+    return elapsed, workers, (verdict[-1].removeprefix("boardcert: ").split(":")[0] if verdict
+                              else f"exit {done.returncode}")
 
 
 TARGETS = {0.03: 2.0, 0.1: 3.0}  # delay -> the most a default run may take, as a ratio

@@ -4,6 +4,7 @@ spec/ and suites/ there), else the checkout boardcert is installed from (editabl
 from __future__ import annotations
 
 import sysconfig
+from functools import cache
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -23,12 +24,20 @@ def machine_paths(*roots: Path) -> list[tuple[str, str]]:
     """Directories of the machine that ran the suite, as outputs show them instead: the given
     roots (the checkout or pytest's rootdir) relative, Python's own by name, the home as ~.
     Longest first, so that a venv inside the checkout is named, not made relative."""
-    python = {"purelib": "site-packages", "platlib": "site-packages", "stdlib": "python",
-              "platstdlib": "python"}
-    found = {f"{sysconfig.get_paths()[name]}/": f"{shown}/" for name, shown in python.items()}
+    found = dict(_python_paths())
     found |= {f"{root}/": "" for root in (ROOT, PACKAGE.parent, *roots)}
     found[f"{Path.home()}/"] = "~/"
     return sorted(found.items(), key=lambda item: -len(item[0]))
+
+
+@cache
+def _python_paths() -> tuple[tuple[str, str], ...]:
+    """Python's own directories and their names (sysconfig works them out afresh on every
+    call: seconds over a run that masks thousands of texts)."""
+    python = {"purelib": "site-packages", "platlib": "site-packages", "stdlib": "python",
+              "platstdlib": "python"}
+    paths = sysconfig.get_paths()
+    return tuple((f"{paths[name]}/", f"{shown}/") for name, shown in python.items())
 
 
 def without_machine_paths(text: str, *roots: Path) -> str:

@@ -39,13 +39,15 @@ def _choice(variant, extra=(), *flags):
 
 def test_a_server_20_ms_away_gets_workers_and_a_near_one_none():
     """The preflight's requests time the round trip: +20 ms per answer -> at least 2 workers
-    (pytest gets -n); the reference on loopback -> serial (no -n)."""
+    (pytest gets -n); the reference on loopback -> serial (no -n) on a machine that is not
+    swamped."""
     far, timing = _choice(SLOW)
     assert min(timing) >= 0.02 and far.workers >= 2, far.reason
     assert far.pytest_args() == ["-n", str(far.workers)]
-    near, _ = _choice(REFERENCE)
-    assert near.workers == 1 and near.pytest_args() == [], near.reason
-    assert "round trip" in near.reason
+    near, timing = _choice(REFERENCE)
+    assert near == workers.choose(min(timing)) and "round trip" in near.reason
+    if min(timing) < workers.SERIAL_BELOW:  # (a swamped machine answers loopback late too)
+        assert near.workers == 1 and near.pytest_args() == [], near.reason
 
 
 def test_workers_flag_and_pytest_n_override_the_choice(tmp_path):

@@ -78,3 +78,13 @@ def test_a_failure_is_charged_to_the_requirement_it_breaks(tmp_path):
     for test in found:
         assert test["failed_requirements"] == ["NO-SERVER-ERROR"], test
         assert len(test["requirements"]) > 1 and test["evidence"][0]["status"] == 500, test
+
+
+def test_a_server_error_to_a_forbidden_name_breaks_no_must(tmp_path):
+    """Op 16 answering 500 to a name that is not a string has not served the input: that is
+    NO-SERVER-ERROR (a SHOULD), not CARD-NAME-STRING (a MUST, broken only by a 2xx; policy,
+    section 2), in the explicit suites and the property tests alike."""
+    fault = next(f for f in FAULTS if f.name == "card-rename-wrong-type-500")
+    result = certify(fault, tmp_path, budget="quick", full=True)
+    assert (result.verdict, result.failed()) == ("conformant with warnings",
+                                                 ["NO-SERVER-ERROR"]), result.summary()

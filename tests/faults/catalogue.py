@@ -645,6 +645,8 @@ ERRORS_AND_CREATION = [
           "op 5 answers 500 to a name that is not a string", on(5, _wrong_type_500)),
     fault("card-create-wrong-type-500", "NO-SERVER-ERROR",
           "op 15 answers 500 to a card name that is not a string", on(15, _wrong_type_500)),
+    fault("card-rename-wrong-type-500", "NO-SERVER-ERROR",
+          "op 16 answers 500 to a card name that is not a string", on(16, _wrong_type_500)),
     fault("card-create-rejected-but-created", "REJECTED-CHANGES-NOTHING",
           "op 15 creates an 'untitled' card before it validates the body, then answers 4xx",
           on(15, _creates_before_validating)),

@@ -355,6 +355,9 @@ def discovery(base_api: Api, target: Target, request: pytest.FixtureRequest) -> 
                          request.getfixturevalue("organization_id"))
     except NotAssessed as exc:
         return Discovery(target.profile, [Finding("organization", "not tried", None, str(exc))])
+    except AssertionError as exc:  # GET /users/me gave no usable answer: the tests will say more
+        why = f"discovery stopped: {str(exc).splitlines()[0]}"
+        return Discovery(target.profile, [Finding("organization", "not tried", None, why)])
     base_api.profile = found.profile  # the report keeps target.profile: the profile as given
     return found
 

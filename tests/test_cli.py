@@ -112,7 +112,8 @@ def test_the_report_shows_the_merged_profile_and_names_only_the_users_file(tmp_p
         "name": "acme", "path": "acme.yaml",
         "sha256": hashlib.sha256(mine.read_bytes()).hexdigest(),
         "content": {k: v for k, v in reference.items() if k != "exchange_code"} | {
-            "name": "acme"}}, result.stdout[-2000:]
+            "name": "acme"},
+        "discovered": []}, result.stdout[-2000:]
     for name in ("compliance.json", "compliance.md", "compliance.html"):
         text = (out / name).read_text()
         assert str(mine.parent) not in text and built["profile"]["sha256"] in text

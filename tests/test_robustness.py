@@ -226,12 +226,14 @@ def test_run_against_misbehaving_server_fails_with_evidence(pytester, servers, n
                         "--no-preflight")
     output = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in output
-    result.assert_outcomes(failed=2)
+    # Nothing answers in time: after 3 in a row (discovery's GET /users/me among them) the
+    # target is gone and the run stops after the first test.
+    result.assert_outcomes(failed=1 if expected == TIMEOUT else 2)
     written = json.loads((report / "compliance.json").read_text())
     assert {t["outcome"] for t in written["tests"]} == {"failed"}
     assert all(t["evidence"][-1]["curl"].startswith("curl -sS -X GET") for t in written["tests"])
     assert KEY not in output
-    if expected == TIMEOUT:  # nothing answers in time: after 3 in a row the target is gone
+    if expected == TIMEOUT:
         assert result.ret == 3 and "stopped answering during the run" in output
         assert str(SEEN[expected]) in json.dumps(written["tests"])  # pytest shows no failures
         return
@@ -283,8 +285,9 @@ def test_rate_limit_holds_for_a_whole_run(pytester, servers):
                         "--no-preflight")
     result.assert_outcomes(passed=2)
     times = [hit.at for hit in recorder.hits]
-    assert len(times) == 3  # the reachability probe and one request per test
-    assert times[-1] - times[0] >= 0.19
+    assert len(times) >= 3  # the reachability probe, discovery's probes, one request per test
+    # Paced 0.1 s apart as sent; each arrives a little late (the first opens the connection).
+    assert times[-1] - times[0] >= 0.085 * (len(times) - 1)
 
 
 def test_target_lost_during_the_run_stops_it_with_exit_3(pytester, servers):

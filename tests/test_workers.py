@@ -84,3 +84,22 @@ def test_verdict_is_the_same_serially_and_with_two_workers(tmp_path):
 def _mkdir(path):
     path.mkdir()
     return path
+
+
+def test_workers_collect_the_suites_alone(tmp_path):
+    """pytest-xdist starts its workers with the invocation's arguments: when `boardcert run`
+    adds the suites because no path was given, the workers get them too, and collect the
+    suites alone, not the whole checkout (boardcert's own tests included)."""
+    import re
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "boardcert.cli", "run", "--budget", "quick", "--workers", "2",
+         "--output", str(tmp_path / "out"), "--", "-m", "op1"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    counts = {w.split()[1]: int(w.split()[0]) for w in re.findall(r"\d+ (?:passed|deselected)",
+                                                                  done.stdout)}
+    assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]  # incomplete: -m
+    assert counts.get("passed", 0) > 0, done.stdout[-1500:]
+    assert counts.get("deselected", 0) < 700, done.stdout[-1500:]  # the suites: ~600 items

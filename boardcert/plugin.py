@@ -44,6 +44,16 @@ pytest_plugins = ["boardcert.failures",  # a test's exception as data (requireme
 
 # --- options ------------------------------------------------------------------------------
 
+def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
+    """pytest-xdist starts the workers of `boardcert run -- -n N` with pytest's original
+    arguments, without the suites the controller added (cli.SuitesUnlessPathsGiven): they add
+    them the same way, else they collect their working directory (boardcert's own tests)."""
+    if early_config.known_args_namespace.boardcert_command is not None:
+        from boardcert.cli import SuitesUnlessPathsGiven
+
+        SuitesUnlessPathsGiven().pytest_load_initial_conftests(early_config, args)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("boardcert", "boardcert: the server under test")
     group.addoption("--base-url", help="base URL of the server under test "

@@ -273,6 +273,16 @@ def test_suites_are_run_unless_paths_are_given(extra, suites_added, pytester):
     assert (config.args == [str(SUITES)]) is suites_added
 
 
+
+def test_the_workers_of_boardcert_run_get_the_suites_too(pytester):
+    """pytest-xdist's workers parse pytest's original arguments: under `boardcert run` (which
+    passes --boardcert-command) the plugin adds the suites there too, never otherwise."""
+    config = pytester.parseconfig("-p", "boardcert.plugin", "--boardcert-command={}", "-n", "2")
+    assert config.args == [str(SUITES)]
+    assert pytester.parseconfig("-p", "boardcert.plugin", "--boardcert-command={}",
+                                f"{USERS}::test_x").args == [f"{USERS}::test_x"]
+    assert pytester.parseconfig("-p", "boardcert.plugin").args != [str(SUITES)]
+
 # --- report, profile, requirements --------------------------------------------------------
 
 def test_report_rebuilds_markdown_and_html(tmp_path, capsys):

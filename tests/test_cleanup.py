@@ -159,7 +159,8 @@ def test_plan_contacts_nothing_and_starts_nothing(tmp_path):
     assert "suites/test_cards.py: " in out and "a board of its own in each of" in out
     assert "projects             op  4  DELETE /projects/{projectId}" in out
     assert connections == []
-    assert "bringing up nodes" not in out and "workers" not in out
+    assert "bringing up nodes" not in out and "created: " not in out and " workers [" not in out
+    assert "as given to pytest after --" in out  # it states the workers -n asks for, starts none
     assert KEY not in out + result.stderr
     assert not (tmp_path / "reports").exists()
 

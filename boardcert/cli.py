@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import json
 import os
 import re
@@ -377,11 +376,6 @@ class SuitesUnlessPathsGiven:
         if not known.file_or_dir:
             args.append(str(SUITES))  # pytest parses `args` again after this hook
             known.file_or_dir = [str(SUITES)]
-            # pytest-xdist starts its workers with the invocation's arguments, and this plugin
-            # is not theirs: without the path they would collect the whole rootdir.
-            params = early_config.invocation_params
-            early_config.invocation_params = dataclasses.replace(
-                params, args=(*params.args, str(SUITES)))
 
 
 class _RunWatch:

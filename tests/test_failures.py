@@ -3,6 +3,8 @@ requirement ids and exchanges; what is a check about the server and what is boar
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis.errors import FlakyStrategyDefinition
 
@@ -17,11 +19,12 @@ ANSWER = Exchange("PATCH", "http://127.0.0.1:1/projects/p/cards/c", {"X-API-Key"
 
 def test_expect_fail_carries_the_requirement_and_the_exchange():
     """expect.fail raises a Violation (an AssertionError) naming the requirement as data."""
+    served = dataclasses.replace(ANSWER, status=200)  # a 2xx breaks the MUST (a 5xx: ae818f9)
     with pytest.raises(AssertionError) as raised:
-        expect.rejected(ANSWER, "CARD-NAME-STRING", "a name that is not a string")
+        expect.rejected(served, "CARD-NAME-STRING", "a name that is not a string")
     assert isinstance(raised.value, Violation)
     assert raised.value.requirements == ("CARD-NAME-STRING",)
-    assert raised.value.exchanges == [ANSWER.as_dict()]
+    assert raised.value.exchanges == [served.as_dict()]
     assert "request:" not in str(raised.value)  # the evidence is data, not message text
 
 

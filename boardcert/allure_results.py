@@ -26,8 +26,9 @@ from typing import Any
 import pytest
 
 from boardcert import INTERFACE_VERSION, facts, requirements, spec
+from boardcert.keys import TARGET
+from boardcert.markers import item_operations, requirement_ids
 from boardcert.paths import without_machine_paths
-from boardcert.plugin import TARGET, item_operations, requirement_ids
 from boardcert.redact import Redactor
 from boardcert.results import _redactor as run_redactor  # the run's one key mask
 

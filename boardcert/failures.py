@@ -28,9 +28,10 @@ from typing import Any
 import pytest
 
 from boardcert.errors import ConfigError, NotAssessed, violations
-from boardcert.plugin import exchanges_of, requirement_ids
+from boardcert.markers import requirement_ids
 from boardcert.report.build import BUG
 from boardcert.report.render import evidence_text, exchange_text
+from boardcert.target import exchanges_of
 
 FAILED_REQUIREMENTS, EVIDENCE = "failed_requirements", "evidence"
 UNASSESSED_REQUIREMENTS = "unassessed_requirements"

@@ -2,7 +2,8 @@
 
 Built from the collected tests alone: their operations (requirement markers), the plugin's
 fixtures they use (factories, `board`, `fresh_board`) and `--read-only`. No fixture runs, so no
-server is started and no request is sent.
+server is started and no request is sent. A pytest plugin module: `pytest_runtestloop` prints
+the plan in place of running the tests.
 """
 
 from __future__ import annotations
@@ -10,8 +11,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
+import pytest
+
 from boardcert import spec
 from boardcert.client import READS
+from boardcert.keys import TARGET
+from boardcert.markers import item_operations, requirement_ids
 from boardcert.resources import BY_NAME, CREATED_BY, DELETE_OP, KINDS
 
 PROBE_OP = 1  # each test worker's first request: does the target answer at all?
@@ -145,3 +150,23 @@ def _board() -> str:
 def _op(number: int) -> str:
     op = spec.operation(number)
     return f"op {number:2}  {op.method:6} {op.path}"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> bool | None:
+    """--plan: print the plan instead of running the tests (no fixture is set up)."""
+    if not session.config.option.plan:
+        return None
+    target = session.config.stash[TARGET]
+    tests = [PlannedTest(
+        module=item.nodeid.split("::")[0], operations=tuple(item_operations(item)),
+        fixtures=frozenset(getattr(item, "fixturenames", ())),
+        read_only=item.get_closest_marker("read_only") is not None,
+        requirements=tuple(requirement_ids(item))) for item in session.items]
+    text = render(tests, target.base_url, target.read_only)
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line("")
+        for line in text.splitlines():
+            reporter.write_line(line)
+    return True

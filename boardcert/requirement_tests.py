@@ -30,7 +30,7 @@ HEADER = f"""\
 _COLLECT = """
 import json, sys
 import pytest
-from boardcert.plugin import requirement_ids
+from boardcert.markers import requirement_ids
 
 class Dump:
     found = {}

@@ -25,8 +25,8 @@ import pytest
 
 from boardcert import facts, requirements
 from boardcert import report as compliance
+from boardcert.keys import TARGET
 from boardcert.paths import without_machine_paths
-from boardcert.plugin import TARGET
 from boardcert.redact import Redactor
 from boardcert.report.build import FAILED
 

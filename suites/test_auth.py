@@ -17,9 +17,9 @@ import pytest
 
 from boardcert import expect, spec
 from boardcert.api import Api, mentions, misfit
+from boardcert.board import Made, unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed, fill
-from boardcert.plugin import Made, unique
 
 LISTED = [op.number for op in spec.operations().values() if op.auth_required]
 UNLISTED = [op.number for op in spec.operations().values() if not op.auth_required]

@@ -8,9 +8,9 @@ import pytest
 
 from boardcert import checks, expect
 from boardcert.api import misfit
+from boardcert.board import unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
-from boardcert.plugin import unique
 
 
 class Metadata:

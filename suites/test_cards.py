@@ -9,9 +9,9 @@ import pytest
 
 from boardcert import checks, expect
 from boardcert.api import ids_in_order, misfit
+from boardcert.board import Board, unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
-from boardcert.plugin import Board, unique
 
 CARD_OPS = (15, 16, 17, 18, 19, 20)
 

@@ -15,9 +15,9 @@ import pytest
 
 from boardcert import expect, spec
 from boardcert.api import Api
+from boardcert.board import Board, unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed, fill
-from boardcert.plugin import Board, unique
 
 JSON_TYPE = {"Content-Type": "application/json"}
 # Ids that name nothing: too big for any integer column, and not a number at all.

@@ -14,11 +14,11 @@ import pytest
 
 from boardcert import expect, spec
 from boardcert.api import misfit
+from boardcert.board import unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed, fill
 from boardcert.errors import Violation
 from boardcert.ledger import Entry
-from boardcert.plugin import unique
 
 Call = Callable[[], Exchange]
 

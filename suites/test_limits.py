@@ -16,9 +16,9 @@ import pytest
 
 from boardcert import expect
 from boardcert.api import Api, walk
+from boardcert.board import Made, unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
-from boardcert.plugin import Made, unique
 
 LIMIT = 25000
 ASCII, E_ACUTE, EMOJI = "a", "\u00e9", "\U0001f600"  # 1, 2 and 4 bytes in UTF-8

@@ -14,10 +14,10 @@ import pytest
 
 from boardcert import expect
 from boardcert.api import Api, mentions
+from boardcert.board import Made, unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed, Profile, fill
 from boardcert.ledger import Entry, Ledger
-from boardcert.plugin import Made, unique
 
 
 @dataclass

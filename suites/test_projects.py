@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from boardcert import checks, expect
+from boardcert.board import unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
-from boardcert.plugin import unique
 
 PROJECT_OPS = (2, 3, 5, 7, 8, 9, 10, 11, 12, 13, 14)
 

@@ -15,9 +15,9 @@ import pytest
 
 from boardcert import expect
 from boardcert.api import Api
+from boardcert.board import Made, unique
 from boardcert.client import Client, Exchange
 from boardcert.config import Profile, fill
-from boardcert.plugin import Made, unique
 from boardcert.removed import REMOVED, RemovedPath
 
 

@@ -12,9 +12,9 @@ import pytest
 
 from boardcert import checks, expect
 from boardcert.api import find_named, ids_in_order, mentions
+from boardcert.board import unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
-from boardcert.plugin import unique
 
 
 def _rows(body: Any, where: str) -> Any:

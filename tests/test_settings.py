@@ -66,7 +66,7 @@ def test_schemathesis_paces_at_the_workers_share_too():
     from types import SimpleNamespace
 
     from boardcert import properties
-    from boardcert.plugin import TARGET
+    from boardcert.keys import TARGET
 
     target = resolve({"rate_limit": 8}, {}, workers=4)
     saved = properties.RUN.rate_limit, properties.RUN.profile

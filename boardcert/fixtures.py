@@ -1,0 +1,198 @@
+"""The fixtures the suites use (pytest plugin module): the operations (`api`, after discovery),
+the organization, factories that create what a test needs (`make_project`, `make_row`,
+`make_column`, `make_card`, each returning a `Made`), the shared `board`, the test's own
+`fresh_board`, the project to read under --read-only, and `observe` for INFO.
+(`target`, `client`: boardcert.target; `ledger`: boardcert.cleanup.)"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from boardcert import requirements
+from boardcert.api import Api, find_named, misfit
+from boardcert.board import Board, Made, unique
+from boardcert.client import Client, Exchange
+from boardcert.config import NotAssessed, Profile, Target
+from boardcert.discovery import Discovery, Finding, discover, organization_of
+from boardcert.errors import Violation
+from boardcert.ledger import Ledger
+
+
+@pytest.fixture(scope="session")
+def base_api(client: Client, target: Target) -> Api:
+    """The operations with the profile as given (`api` is the same, after discovery)."""
+    return Api(client, target.profile)
+
+
+@pytest.fixture(scope="session")
+def discovery(base_api: Api, target: Target, request: pytest.FixtureRequest) -> Discovery:
+    """Once per session (per xdist worker): the bodies the server accepts, probed inside a
+    project of the run's own; the profile of the run from then on (boardcert.discovery)."""
+    if target.read_only:
+        return Discovery(target.profile, [])
+    try:
+        found = discover(base_api, request.getfixturevalue("ledger"),
+                         request.getfixturevalue("organization_id"))
+    except NotAssessed as exc:
+        return Discovery(target.profile, [Finding("organization", "not tried", None, str(exc))])
+    except AssertionError as exc:  # GET /users/me gave no usable answer: the tests will say more
+        why = f"discovery stopped: {str(exc).splitlines()[0]}"
+        return Discovery(target.profile, [Finding("organization", "not tried", None, why)])
+    base_api.profile = found.profile  # the report keeps target.profile: the profile as given
+    return found
+
+
+@pytest.fixture(scope="session")
+def api(base_api: Api, discovery: Discovery) -> Api:
+    return base_api
+
+
+
+@pytest.fixture(scope="session")
+def profile(discovery: Discovery) -> Profile:
+    """The profile, with what discovery found the server to accept."""
+    return discovery.profile
+
+
+@pytest.fixture(scope="session")
+def organization_id(base_api: Api) -> str:
+    """The organization to work in: from the profile, or discovered from /users/me."""
+    return organization_of(base_api)
+
+
+
+@pytest.fixture(scope="session")
+def row_name_property(api: Api, profile: Profile, make_project) -> str:
+    """Which of name and rowName operation 7 accepts (the profile's, or the first that works)."""
+    chosen = profile.data.get("row_name_property") or "auto"
+    if chosen != "auto":
+        return chosen
+    project = make_project()
+    for prop in ("name", "rowName"):
+        exchange = api.call(7, projectId=project.id, json={prop: unique("probe")})
+        if exchange.status == 200:
+            return prop
+    raise NotAssessed("row_name_property (op 7 accepted neither name nor rowName)")
+
+
+def _created(exchange: Exchange, what: str, number: int) -> Any:
+    if exchange.status != 200:
+        raise misfit(exchange) or Violation(
+            f"could not create a {what} for the test (op {number} answered "
+            f"{exchange.status}, expected 200)", exchanges=[exchange])
+    return exchange.json()
+
+
+@pytest.fixture(scope="session")
+def make_project(api: Api, ledger: Ledger, organization_id: str) -> Callable[..., Made]:
+    def make(name: str | None = None) -> Made:
+        name = name or unique("project")
+        exchange = api.call(2, organizationId=organization_id,
+                            json=api.body("create_project", name=name))
+        body = _created(exchange, "project", 2)
+        if not isinstance(body, dict) or "id" not in body:
+            raise Violation("op 2 answered no top-level id", exchanges=[exchange])
+        entry = ledger.add("project", projectId=str(body["id"]))
+        return Made(str(body["id"]), name, body, entry, exchange)
+    return make
+
+
+@pytest.fixture(scope="session")
+def make_row(api: Api, ledger: Ledger, row_name_property: str) -> Callable[..., Made]:
+    def make(project: Made, name: str | None = None) -> Made:
+        name = name or unique("row")
+        exchange = api.call(7, projectId=project.id, json={row_name_property: name})
+        body = _created(exchange, "row", 7)
+        row_id = find_named(body.get("rows") if isinstance(body, dict) else body, name)
+        if row_id is None:
+            raise NotAssessed("row id (the created row is not found by name in the Project)")
+        entry = ledger.add("row", project.entry, projectId=project.id, rowId=row_id)
+        return Made(row_id, name, body, entry, exchange)
+    return make
+
+
+@pytest.fixture(scope="session")
+def make_column(api: Api, ledger: Ledger) -> Callable[..., Made]:
+    def make(project: Made, row: Made, name: str | None = None) -> Made:
+        name = name or unique("column")
+        exchange = api.call(11, projectId=project.id, rowId=row.id,
+                            json=api.body("create_column", name=name))
+        body = _created(exchange, "column", 11)
+        column_id = find_named(body.get("rows") if isinstance(body, dict) else body, name)
+        if column_id is None:
+            raise NotAssessed("column id (the created column is not found by name in the Project)")
+        entry = ledger.add("column", project.entry, projectId=project.id, columnId=column_id)
+        return Made(column_id, name, body, entry, exchange)
+    return make
+
+
+@pytest.fixture(scope="session")
+def make_card(api: Api, ledger: Ledger) -> Callable[..., Made]:
+    def make(project: Made, column: Made, name: str | None = None) -> Made:
+        name = name or unique("card")
+        exchange = api.call(15, projectId=project.id, columnId=column.id,
+                            json=api.body("create_card", name=name))
+        body = _created(exchange, "card", 15)
+        if not isinstance(body, dict) or "id" not in body:
+            raise Violation("op 15 answered no card id", exchanges=[exchange])
+        entry = ledger.add("card", project.entry, projectId=project.id, cardId=str(body["id"]))
+        return Made(str(body["id"]), name, body, entry, exchange)
+    return make
+
+
+@pytest.fixture(scope="session")
+def board(make_project, make_row, make_column, make_card) -> Board:
+    """Shared set-up for tests that only read: never change it in a test."""
+    project = make_project()
+    row = make_row(project)
+    columns = [make_column(project, row), make_column(project, row)]
+    cards = [make_card(project, columns[0]) for _ in range(3)]
+    return Board(project, row, columns, cards)
+
+
+@pytest.fixture(scope="session")
+def readable_project(request: pytest.FixtureRequest, target: Target, api: Api) -> Made:
+    """A project to read: the shared board's; under --read-only, where nothing may be created,
+    the one --project-id names, else the currentProject of GET /users/me (not assessed when
+    there is none), read with op 3 (its exchange is for the tests to judge)."""
+    if not target.read_only:
+        return request.getfixturevalue("board").project
+    project_id: Any = target.project_id
+    if project_id is None:
+        me = api.call(1)
+        body = me.json() if me.status == 200 else None
+        current = body.get("currentProject") if isinstance(body, dict) else None
+        project_id = current.get("id") if isinstance(current, dict) else current
+    if not isinstance(project_id, str | int) or isinstance(project_id, bool):
+        raise NotAssessed("--read-only (GET /users/me reports no currentProject to read; "
+                          "name one with --project-id)")
+    exchange = api.call(3, projectId=str(project_id))
+    read = exchange.json() if exchange.status == 200 and exchange.content else None
+    name = read.get("name") if isinstance(read, dict) else None
+    return Made(str(project_id), str(name or ""), read, None, exchange)
+
+
+@pytest.fixture
+def fresh_board(make_project, make_row, make_column, make_card) -> Board:
+    """A board of the test's own, to change."""
+    project = make_project()
+    row = make_row(project)
+    columns = [make_column(project, row), make_column(project, row)]
+    cards = [make_card(project, columns[0]) for _ in range(3)]
+    return Board(project, row, columns, cards)
+
+
+@pytest.fixture
+def observe(request: pytest.FixtureRequest) -> Callable[..., None]:
+    """Record an observation (INFO) for the report: observe("ROW-NAME-PROPERTY-CHOICE", text);
+    `security=True` flags it as one that matters for security."""
+    def record(requirement: str, text: str, security: bool = False) -> None:
+        if requirement not in requirements.catalogue():
+            raise ValueError(f"unknown requirement {requirement}")
+        name = "security_observation" if security else "observation"
+        request.node.user_properties.append((name, f"{requirement}: {text}"))
+    return record
+

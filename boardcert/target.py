@@ -1,0 +1,149 @@
+"""The server under test (pytest plugin module): the target resolved from the options and the
+environment, the bundled reference server (one for all pytest-xdist workers), the `target` and
+`client` fixtures, the preflight, a target that stops answering, and each test's exchanges."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from boardcert import preflight
+from boardcert.client import Client, Exchange
+from boardcert.config import ENV, FLAGS, Target, resolve
+from boardcert.errors import ConfigError, UnreachableError
+from boardcert.keys import CLIENT, LOG_START, PREFLIGHT_NOTES, TARGET, WORKER_TARGET
+
+
+def resolve_target(config: pytest.Config) -> Target:
+    """`config.resolve` over the options and the environment; a worker tests the controller's
+    reference server, if it started one. An empty base URL means the bundled reference server,
+    started when a test first needs it."""
+    flags = {name: getattr(config.option, name, None) for name in FLAGS}
+    worker = getattr(config, "workerinput", {})
+    if worker.get(WORKER_TARGET) and not (flags["base_url"] or os.environ.get(ENV["base_url"])):
+        flags["base_url"], flags["api_key"] = worker[WORKER_TARGET]
+    return resolve(flags, os.environ, workers=int(worker.get("workercount", 1)))
+
+
+class SharedReference:
+    """Under pytest-xdist with no base URL: the controller starts one reference server and
+    every worker tests it (one target per run, as with a real server), stopped at the end."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.server: Any = None
+
+    def pytest_configure_node(self, node: Any) -> None:
+        target = self.config.stash[TARGET]
+        if not target.base_url:
+            from boardcert.reference.server import start
+
+            key = secrets.token_urlsafe(24)
+            self.server = start(api_key=key, timeout=30)  # workers wait: no hurry
+            target = replace(target, base_url=self.server.base_url, api_key=key)
+            self.config.stash[TARGET] = target
+        if self.server is not None:
+            node.workerinput[WORKER_TARGET] = (target.base_url, target.api_key)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.server is not None:
+            self.server.stop()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Before pytest-xdist reads -n: --plan runs in one process (nothing runs, so nothing is
+    distributed); otherwise a module's tests go to one worker (--dist loadfile, unless --dist
+    is given), so its module fixtures, boards included, are made once and not per worker."""
+    option = config.option
+    if not getattr(option, "numprocesses", None):
+        return
+    if option.plan:
+        option.numprocesses, option.dist = None, "no"
+    elif option.dist == "no" and not getattr(option, "distload", False):
+        option.dist = "loadfile"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    """With --base-url: the preflight, once per run (on the xdist controller), before
+    collection; a misconfigured run stops here with its message (exit 2, or 3 for a target
+    that cannot be reached). Not in pytest_sessionstart: pytest would print the message
+    twice."""
+    config = session.config
+    option, target = config.option, config.stash[TARGET]
+    if not target.base_url or option.no_preflight or option.plan or option.collectonly \
+            or hasattr(config, "workerinput"):
+        return
+    try:
+        config.stash[PREFLIGHT_NOTES] = preflight.check(target)
+    except UnreachableError as exc:
+        pytest.exit(str(exc), returncode=3)
+    except ConfigError as exc:
+        pytest.exit(str(exc), returncode=2)
+
+
+@pytest.fixture(scope="session")
+def target(request: pytest.FixtureRequest) -> Iterator[Target]:
+    """The server under test; the bundled reference server when no base URL was given."""
+    configured = request.config.stash[TARGET]
+    if configured.base_url:
+        yield configured
+        return
+    from boardcert.reference.server import start
+
+    key = secrets.token_urlsafe(24)
+    with start(api_key=key) as server:
+        started = replace(configured, base_url=server.base_url, api_key=key)
+        request.config.stash[TARGET] = started  # the report's facts and redaction read it
+        yield started
+
+
+@pytest.fixture(scope="session")
+def client(target: Target, request: pytest.FixtureRequest) -> Iterator[Client]:
+    """One keep-alive client per worker; stops the run (exit 3) if the target is unreachable."""
+    client = Client(target)
+    request.config.stash[CLIENT] = client
+    why = preflight.reachable(client)  # what is wrong with an answer is for the tests
+    if why:
+        client.close()
+        pytest.exit(f"target {target.base_url} cannot be reached: {why}", returncode=3)
+    yield client
+    client.close()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)  # before any fixture is set up
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    """Marks where the client's log stands, so that `exchanges_of` finds the test's own."""
+    client = item.config.stash.get(CLIENT, None)
+    item.stash[LOG_START] = (client, len(client.log) if client is not None else 0)
+    return (yield)
+
+
+def exchanges_of(item: pytest.Item) -> list[Exchange]:
+    """The exchanges of the test so far (of its set-up, for a session fixture's first use)."""
+    current = item.config.stash.get(CLIENT, None)
+    if current is None:
+        return []
+    client, start = item.stash.get(LOG_START, (None, 0))
+    return current.log[start if current is client else 0:]  # else: made in this set-up
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """A target that stops answering during the run (requests in a row refused or timed out,
+    and GET /users/me unanswered too) ends it with exit 3 after the test that found it, and
+    a report that says so, rather than failing every test that follows, each after a
+    timeout."""
+    client = item.config.stash.get(CLIENT, None)
+    if client is None or not client.gone:
+        return
+    why = preflight.silent(client)
+    if why:
+        target = item.config.stash[TARGET]
+        pytest.exit(f"target {target.base_url} stopped answering during the run: {why}",
+                    returncode=3)

@@ -47,7 +47,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
     arguments, without the suites the controller added (cli.SuitesUnlessPathsGiven): they add
     them the same way, else they collect their working directory (boardcert's own tests)."""
     if early_config.known_args_namespace.boardcert_command is not None:
-        from boardcert.cli import SuitesUnlessPathsGiven
+        from boardcert.cli.session import SuitesUnlessPathsGiven
 
         SuitesUnlessPathsGiven().pytest_load_initial_conftests(early_config, args)
 

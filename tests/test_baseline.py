@@ -295,7 +295,8 @@ def after(tmp_path: Path, now: dict, exit_code: int = 1, strict: bool = False,
     """What `boardcert run` does once the suite has written `now` (its exit code so far)."""
     import argparse
 
-    from boardcert import cli, report
+    from boardcert import report
+    from boardcert.cli import after_run
 
     output = tmp_path / "run"
     report.write(now, output)
@@ -306,7 +307,7 @@ def after(tmp_path: Path, now: dict, exit_code: int = 1, strict: bool = False,
     if known is not None:
         args.known_failures = str(tmp_path / "known.txt")
         Path(args.known_failures).write_text(known, encoding="utf-8")
-    code = cli.after_run(args, cli.prepare_after_run(args), output, exit_code)
+    code = after_run.after_run(args, after_run.prepare_after_run(args), output, exit_code)
     return code, report.load(output)
 
 

@@ -15,6 +15,7 @@ import yaml
 from test_report import sample_report
 
 from boardcert import cli, report, requirements
+from boardcert.cli import exits, session
 from boardcert.config import load_profile
 from boardcert.paths import DEFAULT_PROFILE, ROOT, SUITES
 from boardcert.redact import Redactor
@@ -145,7 +146,7 @@ def test_failing_run_shows_evidence_but_not_the_key(tmp_path):
 def test_target_lost_during_the_run_exits_3(tmp_path, monkeypatch, capsys):
     """The plugin's pytest.exit(returncode=3) (here: nothing listens, and the command's own
     check is skipped) ends the command with 3, and no report is written."""
-    monkeypatch.setattr(cli, "check_first", lambda target, only_reachable, timing=None: None)
+    monkeypatch.setattr(cli.run, "check_first", lambda target, only_reachable, timing=None: None)
     out = tmp_path / "reports"
     code = cli.main(["run", "--base-url", f"http://127.0.0.1:{free_port()}", "--api-key", KEY,
                      "--output", str(out), "--", "suites/test_users.py"])
@@ -160,7 +161,8 @@ def test_target_lost_under_xdist_exits_3_once(tmp_path):
     result = boardcert("run", "--base-url", f"http://127.0.0.1:{free_port()}", "--output",
                        str(out), "--", "-n", "1", "suites/test_users.py",
                        env={"BOARDCERT_API_KEY": KEY},
-                       patch="cli.check_first = lambda target, only_reachable, timing=None: None")
+                       patch="cli.run.check_first = lambda target, only_reachable, timing=None: "
+                       "None")
     assert result.returncode == 3, result.stdout + result.stderr
     assert result.stderr.count("cannot be reached") == 1, result.stderr
     assert not (out / "compliance.json").exists()
@@ -175,7 +177,7 @@ def test_target_lost_under_xdist_exits_3_once(tmp_path):
     ("non-conformant", False, 1), ("incomplete", False, 1)])
 def test_exit_code_follows_the_verdict(tmp_path, capsys, verdict, strict, code):
     report.write(sample_report(verdict), tmp_path)
-    assert cli.outcome(1, cli._RunWatch(), tmp_path, strict) == code
+    assert exits.outcome(1, exits.RunWatch(), tmp_path, strict) == code
     assert f"boardcert: {verdict.upper()}:" in capsys.readouterr().out
 
 
@@ -185,14 +187,14 @@ def test_the_last_line_counts_the_errors_inside_boardcert(tmp_path, capsys):
     built["boardcert_errors"] = [{"test": "t::x", "error": "KeyError: 'rows'",
                                   "requirements": ["ROW-RENAME"]}] * 2
     report.write(built, tmp_path)
-    cli.outcome(1, cli._RunWatch(), tmp_path, False)
+    exits.outcome(1, exits.RunWatch(), tmp_path, False)
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("boardcert: 2 errors inside boardcert: a bug in boardcert, not "
                            "something the server did")
 
 
 def test_no_report_written_is_a_failure(tmp_path, capsys):
-    assert cli.outcome(2, cli._RunWatch(), tmp_path, False) == cli.EXIT_FAILED
+    assert exits.outcome(2, exits.RunWatch(), tmp_path, False) == exits.EXIT_FAILED
     assert "no compliance report was written" in capsys.readouterr().err
 
 
@@ -252,7 +254,7 @@ def test_an_output_directory_holding_a_report_is_refused(tmp_path, capsys):
 def test_pytest_never_gets_the_key_on_its_command_line(tmp_path):
     args = cli.build_parser().parse_args(["run", "--base-url", "http://h", "--api-key", KEY,
                                           "--profile", "p.yaml", "--budget", "quick"])
-    argv = cli.pytest_arguments(args, [], tmp_path)
+    argv = session.pytest_arguments(args, [], tmp_path)
     assert KEY not in " ".join(argv)
     assert {"--base-url=http://h", "--profile=p.yaml", "--budget=quick",
             f"--report-dir={tmp_path}", f"--junitxml={tmp_path / 'junit.xml'}",
@@ -268,7 +270,7 @@ USERS = str(SUITES / "test_users.py")
     (["--ignore", USERS], True), (["-x", USERS], False), ([f"{USERS}::test_x"], False)])
 def test_suites_are_run_unless_paths_are_given(extra, suites_added, pytester):
     """pytest's own parser decides what is a test path: an option's value never is."""
-    pytester.plugins.append(cli.SuitesUnlessPathsGiven())
+    pytester.plugins.append(session.SuitesUnlessPathsGiven())
     config = pytester.parseconfig("-p", "boardcert.plugin", *extra)
     assert (config.args == [str(SUITES)]) is suites_added
 

@@ -8,6 +8,7 @@ import pytest
 from faults import CONFORMANT, certify, serving
 
 from boardcert import cli, workers
+from boardcert.cli import run, session
 from boardcert.config import Target, load_profile
 from boardcert.paths import SUITES
 
@@ -32,9 +33,9 @@ def _choice(variant, extra=(), *flags):
     with serving(variant, KEY) as url:
         target = Target(base_url=url, api_key=KEY, profile=load_profile(None))
         timing: list[float] = []
-        assert cli.check_first(target, False, timing) is None
+        assert run.check_first(target, False, timing) is None
         args = cli.build_parser().parse_args(["run", "--base-url", url, *flags])
-        return cli.workers_choice(args, list(extra), timing), timing
+        return run.workers_choice(args, list(extra), timing), timing
 
 
 def test_a_server_20_ms_away_gets_workers_and_a_near_one_none():
@@ -55,8 +56,8 @@ def test_workers_flag_and_pytest_n_override_the_choice(tmp_path):
     given, _ = _choice(REFERENCE, (), "--workers", "3")
     assert given.pytest_args() == ["-n", "3"]
     args = cli.build_parser().parse_args(["run", "--base-url", "http://h", "--api-key", KEY])
-    args.workers_choice = cli.workers_choice(args, ["-n", "1"], [0.05])
-    argv = cli.pytest_arguments(args, ["-n", "1"], tmp_path)
+    args.workers_choice = run.workers_choice(args, ["-n", "1"], [0.05])
+    argv = session.pytest_arguments(args, ["-n", "1"], tmp_path)
     assert argv.count("-n") == 1 and argv[argv.index("-n") + 1] == "1"
 
 

@@ -1,149 +1,31 @@
-"""Discovery: the request bodies a server accepts where the interface does not show them.
-
-For each body key of the profile (and op 7's row-name property, op 27's entityId placement,
-whether metadata ids are keys), the profile's value is tried first, then the spellings of
-spec/discovery.yaml, then the fields the server's refusals name as required, inside a project
-made for it (in the ledger, so it is deleted at the end). The first 2xx wins. What is found
-overlays the profile, and a body found accepted is "proven": a later refusal of it is the
-server's fault, not the profile's (api.misfit). Nothing found keeps the profile's value, so the
-tests report "not assessed" with the server's own message if it is refused.
-"""
+"""The probes of discovery, in order: a project of its own, then each body key of the profile
+tried with the profile's value, the candidates of spec/discovery.yaml, and the fields the
+server's refusals name (boardcert.discovery.refusals); the first 2xx wins."""
 
 from __future__ import annotations
 
 import copy
-import json
-import re
 import uuid
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import replace
 from typing import Any
 
 import yaml
 
-from boardcert import preflight
-from boardcert.api import Api, find_named, mentions, server_message, walk
-from boardcert.client import Client, Exchange
-from boardcert.config import NotAssessed, Profile, Target, fill
+from boardcert.api import Api, find_named, mentions
+from boardcert.client import Exchange
+from boardcert.config import Profile, fill
+from boardcert.discovery.findings import FOUND, KEPT, NOT_FOUND, NOT_TRIED, Finding
+from boardcert.discovery.refusals import required_fields, said
 from boardcert.errors import ConfigError
 from boardcert.ledger import Ledger
 from boardcert.paths import DISCOVERY
-
-FOUND, KEPT, NOT_FOUND, NOT_TRIED = "discovered", "profile", "not found", "not tried"
-
-
-@dataclass
-class Finding:
-    """What discovery learnt about one profile key."""
-
-    key: str  # bodies.alias_card, row_name_property, plugin_data_entity_id
-    outcome: str  # profile (its value was accepted), discovered, not found, not tried
-    value: Any = None  # the template (or property, placement) the server accepted
-    note: str = ""  # what the server said to the profile's value, or why it was not tried
-
-    def line(self) -> str:
-        shown = yaml.safe_dump(self.value, default_flow_style=True, width=200).strip() \
-            .removesuffix("...").strip()
-        if self.outcome == FOUND:
-            return f"{self.key}: discovered {shown}" + (f" ({self.note})" if self.note else "")
-        if self.outcome == KEPT:
-            verb = "holds" if self.key == "metadata_id_is_key" else "is accepted"
-            return f"{self.key}: the profile's {shown} {verb}" + \
-                (f" ({self.note})" if self.note else "")
-        return f"not assessed: {self.key} ({self.outcome}: {self.note})"
-
-
-@dataclass
-class Discovery:
-    """The profile with what was found, and the findings in the order they were made."""
-
-    profile: Profile
-    findings: list[Finding] = field(default_factory=list)
-
-    def lines(self) -> list[str]:
-        return [f.line() for f in self.findings]
-
-    def discovered(self) -> dict[str, Any]:
-        """The keys whose value differs from the profile's, as a profile overlay."""
-        found: dict[str, Any] = {}
-        for f in self.findings:
-            if f.outcome != FOUND:
-                continue
-            if f.key.startswith("bodies."):
-                found.setdefault("bodies", {})[f.key.removeprefix("bodies.")] = f.value
-            else:
-                found[f.key] = f.value
-        return found
-
-
-def organization_of(api: Api) -> str:
-    """The organization to work in: the profile's, or GET /users/me's current (else first)."""
-    given = api.profile.data.get("organization")
-    if given and given != "discover":
-        return str(given)
-    body = api.call(1).json()
-    if not isinstance(body, dict):
-        raise NotAssessed("organization (GET /users/me did not answer an object)")
-    current = body.get("currentOrganization")
-    if isinstance(current, dict) and current.get("id") is not None:
-        return str(current["id"])
-    orgs = body.get("organizations")
-    if isinstance(orgs, list) and orgs and isinstance(orgs[0], dict) and "id" in orgs[0]:
-        return str(orgs[0]["id"])
-    raise NotAssessed("organization (not discoverable from GET /users/me; set it in the profile)")
-
-
-def discover_target(target: Target) -> Discovery:
-    """Discovery on its own (`boardcert profile --discover`): the preflight (ConfigError or
-    UnreachableError for a target that is not the API or refuses the key), the probes, then
-    the deletion of what they made."""
-    client = Client(target)
-    try:
-        preflight.examine(client)
-        api = Api(client, target.profile)
-        ledger = Ledger(api)
-        try:
-            return discover(api, ledger, organization_of(api))
-        finally:
-            ledger.clean_up()
-    finally:
-        client.close()
-
-
-def render(found: Discovery, base_url: str) -> str:
-    """The profile found, as YAML to keep, with what was found (and not) as comments."""
-    data = {"name": "discovered", **{k: v for k, v in found.profile.data.items()
-                                     if k != "name"}}
-    lines = [f"# boardcert implementation profile discovered from {base_url}",
-             f"# on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC by boardcert profile --discover.",
-             "# What probing found (the profile's value first, then common spellings):"]
-    lines += [f"#   {line}" for line in found.lines()]
-    lines += ["# Keep it, edit it, then: boardcert run --profile THIS-FILE --base-url URL "
-              "--api-key KEY", ""]
-    return "\n".join(lines) + yaml.safe_dump(data, sort_keys=False, allow_unicode=True,
-                                             default_flow_style=None, width=100)
 
 
 def candidates() -> dict[str, Any]:
     return yaml.safe_load(DISCOVERY.read_text(encoding="utf-8"))
 
 
-def discover(api: Api, ledger: Ledger, organization_id: str) -> Discovery:
-    """Probe the server (through `api`, whose profile is the user's) and return the profile
-    with what it accepts; the probes' resources go into `ledger`."""
-    probe = _Probe(api, ledger, organization_id, candidates())
-    try:
-        probe.run()
-    except _Stop as stop:
-        probe.stopped(str(stop))
-    except AssertionError as exc:  # no usable answer (ExchangeError): the tests will say more
-        probe.stopped(f"discovery stopped: {str(exc).splitlines()[0]}")
-    except Exception as exc:  # noqa: BLE001 - the run goes on with the profile as given
-        probe.stopped(f"this is a bug in boardcert: discovery failed: {exc!r}")
-    return Discovery(probe.result(), probe.findings)
-
-
-class _Stop(Exception):
+class Stop(Exception):
     """Discovery cannot go on (what the rest needs could not be made)."""
 
 
@@ -156,7 +38,7 @@ ORDER = ["create_project", "row_name_property", "rename_project", "rename_row", 
 OTHER_KEYS = ("row_name_property", "plugin_data_entity_id", "metadata_id_is_key")
 
 
-class _Probe:
+class Probe:
     def __init__(self, api: Api, ledger: Ledger, organization_id: str,
                  data: dict[str, Any]) -> None:
         self.api, self.ledger, self.data = api, ledger, data
@@ -173,7 +55,7 @@ class _Probe:
         v = self.v
         made = self.body("create_project", {"organizationId": v["organization_id"]})
         if made is None or not isinstance(made.json(), dict) or "id" not in made.json():
-            raise _Stop("no project to probe in (op 2 accepted no body)")
+            raise Stop("no project to probe in (op 2 accepted no body)")
         v["project_id"] = str(made.json()["id"])
         self.entry = self.ledger.add("project", projectId=v["project_id"])
         p = {"projectId": v["project_id"]}
@@ -220,17 +102,17 @@ class _Probe:
                     self.found[key] = prop
                     self.findings.append(Finding(key, outcome, prop))
                     return self.made_row(exchange, name)
-            raise _Stop(f"no row to probe in (op 7 accepted neither {' nor '.join(tried)})")
+            raise Stop(f"no row to probe in (op 7 accepted neither {' nor '.join(tried)})")
         exchange = self.call(7, {"projectId": self.v["project_id"]},
                              {self.v["row_property"]: name})
         if not self.accepted(exchange, name):
-            raise _Stop(f"no second row (op 7 answered {exchange.status})")
+            raise Stop(f"no second row (op 7 answered {exchange.status})")
         return self.made_row(exchange, name)
 
     def made_row(self, exchange: Exchange, name: str) -> str:
         row_id = find_named(exchange.json(), name)
         if row_id is None:
-            raise _Stop("op 7 answered no row carrying the name given")
+            raise Stop("op 7 answered no row carrying the name given")
         self.ledger.add("row", self.entry, projectId=self.v["project_id"], rowId=row_id)
         return row_id
 
@@ -240,7 +122,7 @@ class _Probe:
                                            "rowId": self.v["row_id"]}, name=name)
         column_id = find_named(made.json(), name) if made is not None else None
         if column_id is None:
-            raise _Stop("no column to probe in (op 11 accepted no body)")
+            raise Stop("no column to probe in (op 11 accepted no body)")
         self.ledger.add("column", self.entry, projectId=self.v["project_id"],
                         columnId=column_id)
         return column_id
@@ -250,7 +132,7 @@ class _Probe:
                                          "columnId": self.v["column_id"]})
         body = made.json() if made is not None else None
         if not isinstance(body, dict) or "id" not in body:
-            raise _Stop("no card to probe with (op 15 accepted no body)")
+            raise Stop("no card to probe with (op 15 accepted no body)")
         self.ledger.add("card", self.entry, projectId=self.v["project_id"],
                         cardId=str(body["id"]))
         return str(body["id"])
@@ -364,7 +246,7 @@ class _Probe:
                              f"with {', '.join(anchor)}" if anchor else "",
                              "" if spec["op"] not in (18, 19) or anchor else "without an anchor",
                              "" if given is None or template == given else
-                             f"the profile's {_flow(given)} answered {_said(first)}"]
+                             f"the profile's {_flow(given)} answered {said(first)}"]
                     note = "; ".join(n for n in notes if n)
                     self.findings.append(Finding(f"bodies.{key}",
                                                  KEPT if template == given else FOUND,
@@ -397,7 +279,7 @@ class _Probe:
         what = "the profile's value" if given else "the first candidate"
         self.findings.append(Finding(key, NOT_FOUND, None,
                                      f"nothing tried was accepted; {what} answered "
-                                     f"{_said(first)}" if first else "nothing tried"))
+                                     f"{said(first)}" if first else "nothing tried"))
 
     def skip(self, key: str, why: str) -> None:
         key = key if key in OTHER_KEYS or key.startswith("bodies.") else f"bodies.{key}"
@@ -433,48 +315,9 @@ def _learned(tried: list[Any], wanted: list[str], again: bool) -> list[Any]:
     return [] if body in tried else [body]
 
 
-# How servers say a field is missing: FastAPI's {"loc": [..., field], "type": "missing"} and
-# sentences such as "name is required", "missing field name".
-_NAME = r"[\'\"`]?([A-Za-z_][\w-]*)[\'\"`]?"
-_MISSING = [re.compile(_NAME + r" (?:is|are) (?:required|missing)"),
-            re.compile(r"missing (?:required )?(?:field|property|key)s?:? " + _NAME)]
-_NOT_FIELDS = {"body", "request", "field", "header", "it", "this", "that", "afterCardId",
-               "beforeCardId"}  # the anchors are the interface's, added to every move
-
-
-def required_fields(exchange: Exchange) -> list[str]:
-    """Body fields a refusal names as required (none for a 2xx or an answer that says none)."""
-    if not 400 <= (exchange.status or 0) < 500 or not exchange.content:
-        return []
-    try:
-        answer = json.loads(exchange.content)
-    except (ValueError, RecursionError):
-        answer = exchange.text
-    found: list[str] = []
-    for item in walk(answer):
-        loc, kind = item.get("loc"), str(item.get("type", "")) + str(item.get("msg", ""))
-        if isinstance(loc, list) and loc and isinstance(loc[-1], str) and loc[0] == "body" \
-                and ("missing" in kind or "required" in kind.lower()):
-            found.append(loc[-1])
-    texts = [answer] if isinstance(answer, str) else \
-        [v for item in walk(answer) for v in item.values() if isinstance(v, str)]
-    for text in texts:
-        for pattern in _MISSING:
-            found += pattern.findall(text)
-    return list(dict.fromkeys(f for f in found if f not in _NOT_FIELDS))
-
-
 def unique(label: str) -> str:
     return f"bc-{label}-{uuid.uuid4().hex[:10]}"
 
 
-def _said(exchange: Exchange | None) -> str:
-    if exchange is None:
-        return "nothing"
-    said = server_message(exchange)
-    return f"{exchange.status}" + (f" {said}" if said else "")
-
-
 def _flow(value: Any) -> str:
     return yaml.safe_dump(value, default_flow_style=True, width=200).strip()
-

@@ -1,0 +1,161 @@
+"""The `boardcert` command: its arguments, and which module runs each subcommand (run:
+boardcert.cli.run; profile: boardcert.cli.profile; the others: boardcert.cli.commands).
+Exit codes: boardcert.cli.exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from boardcert import __version__, requirements
+from boardcert.cli.commands import (
+    cmd_diff,
+    cmd_keygen,
+    cmd_report,
+    cmd_requirements,
+    cmd_serve,
+    cmd_verify,
+)
+from boardcert.cli.exits import EXIT_INTERRUPTED, EXIT_USAGE, error
+from boardcert.cli.profile import cmd_profile
+from boardcert.cli.run import KEY_ENV, cmd_run
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, extra = argv[:cut], argv[cut + 1:]
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a bad flag (2)
+        return int(exc.code or 0)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return EXIT_USAGE
+    args.command_line = argv + (["--", *extra] if extra else [])
+    try:
+        return args.command(args, extra)
+    except KeyboardInterrupt:  # outside pytest (which handles its own): the preflight, say
+        error("interrupted")
+        return EXIT_INTERRUPTED
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="boardcert", description="Certify a Board Project Service Interface server.",
+        epilog="exit codes: 0 conformant (with warnings too, unless --strict), "
+        "1 non-conformant or incomplete, 2 usage or configuration error, "
+        "3 target unreachable (or it stopped answering), 130 interrupted")
+    parser.add_argument("--version", action="version", version=f"boardcert {__version__}")
+    sub = parser.add_subparsers()
+
+    run = sub.add_parser("run", help="run the conformance suites and write the reports",
+                         usage="boardcert run [options] [-- pytest arguments]")
+    run.add_argument("--base-url", help="server under test (env BOARDCERT_BASE_URL; default: "
+                     "the bundled reference server, started on a free loopback port)")
+    run.add_argument("--api-key", help=f"X-API-Key value (or env {KEY_ENV}); never shown")
+    run.add_argument("--profile", help="implementation profile YAML (default: the reference "
+                     "server's, spec/profiles/reference.yaml)")
+    run.add_argument("--budget", help="schemathesis budget: quick, standard, thorough or N")
+    run.add_argument("--strict", action="store_true",
+                     help="exit 1 for 'conformant with warnings' too")
+    run.add_argument("--output", metavar="DIR",
+                     help="where the reports go (default: reports/<UTC start time>/)")
+    run.add_argument("--request-timeout", type=float, metavar="S",
+                     help="seconds before a request times out (env BOARDCERT_TIMEOUT; "
+                     "default 10)")
+    run.add_argument("--rate-limit", type=float, metavar="N",
+                     help="at most N requests per second, over all test workers")
+    run.add_argument("--max-body", type=int, metavar="BYTES",
+                     help="largest response body read (default 8 MiB)")
+    run.add_argument("-n", "--workers", type=int, metavar="N",
+                     help="test workers (pytest-xdist); default: chosen from the target's "
+                     "round trip, serial when it answers within 10 ms (--plan says the rule)")
+    run.add_argument("--max-failures", type=int, metavar="N",
+                     help="stop after N failing tests (the report then says incomplete)")
+    run.add_argument("--no-preflight", action="store_true",
+                     help="skip the check, before any test, that GET /users/me answers JSON "
+                     "for the key (a refused connection still stops the run)")
+    run.add_argument("--read-only", action="store_true",
+                     help="run only what changes nothing on the server (only GET is sent, "
+                     "nothing is created); the rest is reported not assessed")
+    run.add_argument("--project-id", metavar="ID",
+                     help="with --read-only: an existing project to read with ops 3 and 6 "
+                     "(default: the currentProject of GET /users/me)")
+    run.add_argument("--plan", action="store_true",
+                     help="list what the run would call and create, and how it cleans up; "
+                     "call nothing, start nothing, write no report")
+    run.add_argument("--bundle", action="store_true",
+                     help="also write certification.zip: the reports, the evidence and a "
+                     "manifest of SHA-256 hashes (check it with boardcert verify)")
+    run.add_argument("--sign-key", metavar="PEM",
+                     help="sign the bundle's manifest with this Ed25519 private key "
+                     "(implies --bundle; boardcert keygen makes one)")
+    run.add_argument("--baseline", metavar="PREVIOUS",
+                     help="a previous run's compliance.json (or its directory, or bundle): "
+                     "exit 1 only if a requirement got worse; list what improved")
+    run.add_argument("--known-failures", metavar="FILE",
+                     help="requirement ids expected to fail, one a line (# for comments): "
+                     "exit 1 only for other failures; a listed one that passes is flagged")
+    run.set_defaults(command=cmd_run)
+
+    report = sub.add_parser("report", help="rebuild compliance.md and compliance.html "
+                            "from a report directory's compliance.json")
+    report.add_argument("directory", metavar="DIR")
+    report.set_defaults(command=cmd_report)
+
+    reqs = sub.add_parser("requirements", help="list the requirement catalogue")
+    reqs.add_argument("--level", choices=requirements.LEVELS, type=str.upper,
+                      help="only this level (any case)")
+    reqs.set_defaults(command=cmd_requirements)
+
+    profile = sub.add_parser("profile", help="check a profile, show it merged with the "
+                             "defaults (--show), or write a template (--init)")
+    profile.add_argument("--init", action="store_true",
+                         help="write a commented template profile to PATH (never overwrites)")
+    profile.add_argument("--show", action="store_true",
+                         help="print the profile a run uses: PATH laid over the defaults "
+                         "(spec/profiles/reference.yaml), as YAML")
+    profile.add_argument("--discover", action="store_true",
+                         help="probe a server (--base-url, --api-key) for the request bodies "
+                         "it accepts where the interface does not show them; write the "
+                         "profile found (-o FILE, else print it)")
+    profile.add_argument("--base-url", help="with --discover: the server to probe "
+                         "(env BOARDCERT_BASE_URL)")
+    profile.add_argument("--api-key", help=f"with --discover: its X-API-Key (or env "
+                         f"{KEY_ENV}); never shown")
+    profile.add_argument("-o", "--output", metavar="FILE",
+                         help="with --discover: write the profile here (never overwrites)")
+    profile.add_argument("path", metavar="PATH", nargs="?",
+                         help="the profile (with --init default: boardcert-profile.yaml; with "
+                         "--discover: the profile to start from, default the reference's)")
+    profile.set_defaults(command=cmd_profile)
+
+    serve = sub.add_parser("serve", help="serve the bundled reference server")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--api-key", help="key to demand (default: env "
+                       "BOARDCERT_REFERENCE_API_KEY, else a generated one, printed)")
+    serve.set_defaults(command=cmd_serve)
+
+    verify = sub.add_parser("verify", help="check offline that a certification.zip was not "
+                            "altered (exit 0 intact, 1 altered, 2 usage)")
+    verify.add_argument("bundle", metavar="BUNDLE")
+    verify.add_argument("--public-key", metavar="PEM",
+                        help="check the signature with this Ed25519 public key")
+    verify.set_defaults(command=cmd_verify)
+
+    diff = sub.add_parser("diff", help="what changed between two runs (compliance.json, "
+                          "report directories or bundles)")
+    diff.add_argument("a", metavar="A")
+    diff.add_argument("b", metavar="B")
+    diff.set_defaults(command=cmd_diff)
+
+    keygen = sub.add_parser("keygen", help="write an Ed25519 key pair for signing bundles")
+    keygen.add_argument("directory", metavar="DIR")
+    keygen.set_defaults(command=cmd_keygen)
+    return parser

@@ -1,0 +1,90 @@
+"""After a run: the regression comparison (--baseline, --known-failures) and the bundle
+(--bundle, --sign-key)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from boardcert.cli.exits import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+    error,
+)
+from boardcert.errors import ConfigError
+from boardcert.paths import DEFAULT_PROFILE
+
+
+@dataclass
+class AfterRun:
+    """What --baseline, --known-failures, --bundle and --sign-key ask for, read before the
+    run so that a bad file is a usage error before any test runs."""
+
+    baseline: dict[str, Any] | None = None
+    known: dict[str, str] | None = None
+    sign_key: Path | None = None
+    bundle: bool = False
+
+    @property
+    def compares(self) -> bool:
+        return self.baseline is not None or self.known is not None
+
+
+def prepare_after_run(args: argparse.Namespace) -> AfterRun:
+    from boardcert import baseline, bundle
+
+    after = AfterRun(bundle=bool(args.bundle or args.sign_key))
+    try:
+        if args.baseline:
+            after.baseline = baseline.load(Path(args.baseline))
+        if args.known_failures:
+            after.known = baseline.read_known_failures(Path(args.known_failures))
+        if args.sign_key:
+            after.sign_key = Path(args.sign_key)
+            bundle.load_private_key(after.sign_key)
+    except (baseline.BaselineError, bundle.BundleError) as exc:
+        raise ConfigError(str(exc)) from None
+    return after
+
+
+def after_run(args: argparse.Namespace, after: AfterRun, output: Path, exit_code: int) -> int:
+    """Compare with the baseline (its exit code then replaces the verdict's), then bundle."""
+    from boardcert import baseline, bundle, report
+
+    if exit_code in (EXIT_USAGE, EXIT_UNREACHABLE, EXIT_INTERRUPTED) \
+            or not (output / report.JSON_NAME).is_file():
+        return exit_code
+    if after.compares:
+        found = report.load(output)
+        comparison = baseline.compare(found, after.baseline, after.known,
+                                      baseline_name=args.baseline,
+                                      known_name=args.known_failures)
+        found["baseline"] = comparison.as_dict()
+        report.write(found, output)
+        print(f"\nboardcert: {baseline.render_comparison(comparison)}")
+        failing = comparison.regressed or (args.strict and bool(comparison.stale))
+        exit_code = EXIT_FAILED if failing else EXIT_OK
+        why = (f"{len(comparison.worse)} requirement(s) got worse" if comparison.regressed
+               else "stale known failures (--strict)" if failing else "nothing got worse")
+        print(f"boardcert: {'REGRESSION' if failing else 'NO REGRESSION'}: {why} "
+              f"(exit {exit_code}: a regression run exits by the comparison, not the verdict)")
+    if after.bundle:
+        try:
+            path = bundle.create(output, profile=_profile_path(args), sign_key=after.sign_key)
+        except bundle.BundleError as exc:
+            error(str(exc))
+            return EXIT_USAGE
+        signed = " (signed)" if after.sign_key else ""
+        print(f"boardcert: wrote {path}{signed}; check it with boardcert verify {path}")
+    return exit_code
+
+
+def _profile_path(args: argparse.Namespace) -> Path:
+    given = args.profile or os.environ.get("BOARDCERT_PROFILE")
+    return Path(given) if given else DEFAULT_PROFILE

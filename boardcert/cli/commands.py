@@ -1,0 +1,104 @@
+"""The commands that need no server under test: report, requirements, serve, verify, diff,
+keygen."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from boardcert import requirements
+from boardcert.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error
+
+
+def cmd_report(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardcert import report
+
+    directory = Path(args.directory)
+    try:
+        written = report.rebuild(directory)
+        verdict = report.load(directory)["verdict"]
+    except report.ReportError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    print(f"boardcert: {verdict}: wrote {written['md']} and {written['html']}")
+    return EXIT_OK
+
+
+def cmd_requirements(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardcert.report.render import ranges
+
+    chosen = [req for req in requirements.catalogue().values()
+              if not args.level or req.level == args.level]
+    ops = {req.id: ranges(req.operations, sep=",", dash="-") for req in chosen}
+    width = max(map(len, ops.values()), default=0)
+    for req in chosen:
+        print(f"{req.id:32} {req.level:6} §{req.section:5} ops {ops[req.id]:{width}} "
+              f"{req.title}")
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardcert.reference.__main__ import main as serve_main
+
+    argv = ["--host", args.host, "--port", str(args.port)]
+    if args.api_key:
+        argv += ["--api-key", args.api_key]
+    return serve_main(argv)
+
+
+def cmd_verify(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardcert import bundle
+
+    path = Path(args.bundle)
+    try:
+        found = bundle.verify(path, Path(args.public_key) if args.public_key else None)
+    except bundle.BundleError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    manifest = found.manifest
+    if found.intact:
+        print(f"boardcert: {path}: INTACT: {len(manifest['files'])} files match their SHA-256")
+        print(f"  {manifest['verdict']} ({manifest['must']['passed']}/"
+              f"{manifest['must']['total']} MUST) for {_where(manifest['target'])}, run "
+              f"{manifest['started']} to {manifest['finished']}, boardcert "
+              f"{manifest['suite']['version']}")
+        if manifest.get("run"):
+            print(f"  budget {manifest['run']['budget']}, seed {manifest['run']['seed']}")
+    else:
+        print(f"boardcert: {path}: ALTERED: {len(found.problems)} problem(s):")
+        for problem in found.problems:
+            print(f"  - {problem}")
+    for note in found.notes:
+        print(f"  note: {note}")
+    return EXIT_OK if found.intact else EXIT_FAILED
+
+
+def _where(target: dict[str, Any]) -> str:
+    return target.get("base_url") or "the bundled reference server"
+
+
+def cmd_diff(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardcert import baseline
+
+    try:
+        a, b = baseline.load(Path(args.a)), baseline.load(Path(args.b))
+    except baseline.BaselineError as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    print(baseline.render_diff(baseline.diff(a, b), args.a, args.b))
+    return EXIT_OK
+
+
+def cmd_keygen(args: argparse.Namespace, extra: list[str]) -> int:
+    from boardcert import bundle
+
+    try:
+        private, public = bundle.keygen(Path(args.directory))
+    except (bundle.BundleError, OSError) as exc:
+        error(str(exc))
+        return EXIT_USAGE
+    key = bundle.fingerprint(bundle.load_public_key(public))
+    print(f"boardcert: wrote {private} (private: keep it secret) and {public} (public: give "
+          f"it to whoever verifies); key sha256:{key}")
+    return EXIT_OK

@@ -1,0 +1,172 @@
+"""`boardcert run`: check the configuration and the target, choose the workers, run pytest
+on the suites, then say the verdict (boardcert.cli.exits) and compare or bundle
+(boardcert.cli.after_run)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from boardcert.cli.after_run import after_run, prepare_after_run
+from boardcert.cli.exits import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    REPORT_FILES,
+    RunWatch,
+    outcome,
+    stopped,
+)
+from boardcert.cli.session import (
+    environment,
+    plan_arguments,
+    pytest_arguments,
+    pytest_main,
+    redact_tree,
+    redacted_console,
+)
+from boardcert.errors import ConfigError, UnreachableError
+from boardcert.redact import Redactor, short_key_warning
+
+KEY_ENV = "BOARDCERT_API_KEY"
+TIMED = 3  # requests after the preflight's that time the round trip (the fastest counts)
+
+
+def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
+    _keep_bytecode()
+    api_key = args.api_key or os.environ.get(KEY_ENV) or ""
+    try:
+        if args.max_failures is not None and args.max_failures < 1:
+            raise ConfigError("--max-failures must be at least 1")
+        target = check_target(args)
+        check_budget(args.budget)
+        output = None if args.plan else output_directory(args.output)
+        after = prepare_after_run(args)
+    except ConfigError as exc:
+        return stopped(exc)
+    if warning := short_key_warning(api_key):
+        print(f"boardcert: warning: {warning}", file=sys.stderr)
+    redactor = Redactor([api_key])
+    if output is None:  # --plan, before the reachability check: a plan contacts nothing
+        with environment({KEY_ENV: api_key or None}), redacted_console(redactor):
+            code = pytest_main(plan_arguments(args, extra), RunWatch())
+        print(f"workers: {plan_workers(args, extra)}")
+        return {0: EXIT_OK, 4: EXIT_USAGE}.get(code, EXIT_FAILED)
+    timing: list[float] = []
+    if target is not None and (stop := check_first(target, args.no_preflight, timing)):
+        return stop
+    args.workers_choice = workers_choice(args, extra, timing)
+    print(f"boardcert: {args.workers_choice.reason}", file=sys.stderr)
+
+    watch = RunWatch()
+    with environment({KEY_ENV: api_key or None}), redacted_console(redactor):
+        code = pytest_main(pytest_arguments(args, extra, output), watch)
+    redact_tree(output, redactor)
+    return after_run(args, after, output, outcome(code, watch, output, args.strict))
+
+
+def _keep_bytecode() -> None:
+    """Keep compiled bytecode between runs, in the user's cache rather than the tree: without
+    it (PYTHONDONTWRITEBYTECODE) every run recompiles schemathesis and hypothesis for pytest's
+    assertion rewriting, seconds of each run."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "boardcert"
+    if sys.dont_write_bytecode:
+        sys.pycache_prefix = sys.pycache_prefix or str(cache / "pycache")
+        sys.dont_write_bytecode = False
+    # Hypothesis's Unicode tables (seconds to compute) are kept there too, not in a .hypothesis/
+    # of whatever directory the run starts in (computed again in each, and left behind).
+    os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(cache / "hypothesis"))
+
+
+def check_target(args: argparse.Namespace, **given: Any) -> Any:
+    """The target as the plugin will resolve it (`config.resolve`: the same flags and
+    variables), checked here so that errors come first and plainly; None for the bundled
+    reference server."""
+    from boardcert.config import FLAGS, resolve
+
+    target = resolve({name: getattr(args, name, None) for name in FLAGS} | given, os.environ)
+    return target if target.base_url else None
+
+
+def check_budget(budget: str | None) -> None:
+    """--budget, checked here so that its errors read like the others."""
+    from boardcert.budget import parse_budget
+
+    parse_budget(budget)
+
+
+def check_first(target: Any, only_reachable: bool,
+                timing: list[float] | None = None) -> int | None:
+    """The preflight (or, with --no-preflight, only whether anything answers), before pytest
+    starts: the exit code of a run that stops here with its message, else None. `timing`
+    gets the seconds each answered request took (the round trip that chooses the workers)."""
+    from boardcert import preflight
+    from boardcert.client import Client
+
+    client = Client(target)
+    try:
+        if only_reachable:
+            why = preflight.reachable(client)
+            if why:
+                raise UnreachableError(f"the target {target.base_url} cannot be reached: {why}")
+        else:
+            for note in preflight.examine(client):
+                print(f"boardcert: note: {note}", file=sys.stderr)
+        if timing is not None:  # the fastest of several: one slow answer on a busy machine
+            for _ in range(TIMED):  # is noise
+                preflight.reachable(client)
+            timing.extend(e.elapsed for e in client.log if e.status is not None)
+    except (ConfigError, UnreachableError) as exc:
+        return stopped(exc)
+    finally:
+        client.close()
+    return None
+
+
+def workers_choice(args: argparse.Namespace, extra: list[str], timing: list[float]) -> Any:
+    """How many test workers: --workers, else `-n` after `--` (pytest's, left as given), else
+    chosen from the round trip of the preflight's requests."""
+    from boardcert import workers
+
+    if args.workers is not None:
+        return workers.given(args.workers)
+    if _workers_in(extra):
+        return workers.Choice(1, "workers: as given to pytest after --")  # extra carries -n
+    if not args.base_url and not os.environ.get("BOARDCERT_BASE_URL"):
+        return workers.choose(None)
+    return workers.choose(workers.round_trip(timing), args.rate_limit)
+
+
+def plan_workers(args: argparse.Namespace, extra: list[str]) -> str:
+    """What --plan says of the workers (it contacts nothing, so it gives the rule)."""
+    from boardcert import workers
+
+    if args.workers is not None or _workers_in(extra) or not (
+            args.base_url or os.environ.get("BOARDCERT_BASE_URL")):
+        return workers_choice(args, extra, []).reason
+    return workers.RULE
+
+
+def _workers_in(extra: list[str]) -> bool:
+    return any(arg.startswith(("-n", "--numprocesses")) for arg in extra)
+
+
+def output_directory(given: str | None) -> Path:
+    if given:
+        path = Path(given)
+        if path.exists() and not path.is_dir():
+            raise ConfigError(f"--output {given}: exists and is not a directory")
+        held = [name for name in REPORT_FILES if (path / name).exists()]
+        if held:  # a new run's allure results would mix with the old ones
+            raise ConfigError(f"--output {given}: already holds a report ({', '.join(held)})")
+        return path
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    path, n = Path("reports") / stamp, 1
+    while path.exists():
+        n += 1
+        path = Path("reports") / f"{stamp}-{n}"
+    return path

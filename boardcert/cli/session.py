@@ -1,0 +1,132 @@
+"""The pytest session `boardcert run` starts: its arguments, its environment, a console that
+masks the key, and the key masked in what it wrote."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from boardcert.cli.exits import RunWatch
+from boardcert.facts import recorded_options
+from boardcert.paths import ROOT, RUN_INI, SUITES
+from boardcert.redact import Redactor
+
+# The reachability probe imports httpx, and with it anyio, before pytest starts: pytest then
+# cannot rewrite the asserts of anyio's pytest plugin (which the suites never use) and says so.
+_REWRITE_WARNING = ("ignore:Module already imported so cannot be rewritten; anyio"
+                    ":pytest.PytestAssertRewriteWarning")
+
+
+def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -> list[str]:
+    """pytest's argv: never the key (argv shows in JUnit and allure environments); no second
+    preflight (this command ran it before starting pytest); no tracebacks or list of failed
+    tests (the compliance summary says what failed, by requirement; the reports hold the
+    evidence; `-- --tb=short -rfE` brings them back): a server that fails everything gets a
+    screenful, and ~0.4 s a failure is not spent parsing sources for tracebacks."""
+    shown = recorded_options(getattr(args, "command_line", []))  # for the report's run facts
+    argv = [*_pytest_setup(), "--tb=no", "-rN", "--no-preflight", f"--report-dir={output}",
+            f"--junitxml={output / 'junit.xml'}", f"--alluredir={output / 'allure-results'}",
+            f"--boardcert-command={json.dumps(shown)}"]
+    choice = getattr(args, "workers_choice", None)
+    workers = choice.pytest_args() if choice is not None else []
+    return argv + _passed_through(args) + workers + extra
+
+
+def plan_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
+    """pytest's argv for --plan: collection only, no report files."""
+    return [*_pytest_setup(), "-q", "--plan", *_passed_through(args), *extra]
+
+
+def _pytest_setup() -> list[str]:
+    """The same pytest set-up from any directory, checkout or installed: the plugin, our own
+    configuration file (none of the user's), the suites' directory as rootdir."""
+    return ["-p", "no:cacheprovider", "-p", "boardcert.plugin", "-c", str(RUN_INI),
+            "--rootdir", str(ROOT), "-W", _REWRITE_WARNING]
+
+
+def _passed_through(args: argparse.Namespace) -> list[str]:
+    argv = []
+    for flag in ("base_url", "profile", "budget", "request_timeout", "rate_limit", "max_body",
+                 "project_id"):
+        value = getattr(args, flag)
+        if value:
+            argv.append(f"--{flag.replace('_', '-')}={value}")
+    if args.max_failures is not None:
+        argv.append(f"--maxfail={args.max_failures}")
+    return argv + (["--read-only"] if args.read_only else [])
+
+
+class SuitesUnlessPathsGiven:
+    """Given to pytest.main: the suites, when the pytest arguments name no test path. pytest's
+    own parser tells a path from an option's value (every plugin's options included), so no
+    list of the options that take a value is kept here."""
+
+    def pytest_load_initial_conftests(self, early_config: Any, args: list[str]) -> None:
+        known = early_config.known_args_namespace
+        if not known.file_or_dir:
+            args.append(str(SUITES))  # pytest parses `args` again after this hook
+            known.file_or_dir = [str(SUITES)]
+
+
+def pytest_main(argv: list[str], watch: RunWatch) -> int:
+    import pytest
+
+    return int(pytest.main(argv, plugins=[watch, SuitesUnlessPathsGiven()]))
+
+
+@contextlib.contextmanager
+def environment(values: dict[str, str | None]) -> Iterator[None]:
+    """Set (or, for None, leave alone) environment variables for the run, then restore."""
+    saved = {name: os.environ.get(name) for name in values}
+    for name, value in values.items():
+        if value is not None:
+            os.environ[name] = value
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+class _Redacting:
+    """A text stream that masks the key, whatever wrote it."""
+
+    def __init__(self, stream: TextIO, redactor: Redactor) -> None:
+        self._stream = stream
+        self._redactor = redactor
+
+    def write(self, text: str) -> int:
+        return self._stream.write(self._redactor.text(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def redacted_console(redactor: Redactor) -> Iterator[None]:
+    if not redactor:
+        yield
+        return
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Redacting(sys.stdout, redactor), _Redacting(sys.stderr, redactor)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def redact_tree(directory: Path, redactor: Redactor) -> None:
+    """Mask the key in every file the run wrote, by the file's kind; compliance.json still
+    validates against its schema."""
+    from boardcert import report
+
+    redactor.tree(directory, {report.JSON_NAME: report.schema()})

@@ -1,18 +1,25 @@
 """junit.xml that JUnit consumers read as meant (a pytest plugin module, loaded with
-boardcert.plugin; inert without `--junitxml`).
+boardcert.plugin; inert without `--junitxml`). Two files from pytest's one:
 
-- Family xunit1 (unless the ini names one): the family that allows `<properties>` in a
-  `<testcase>`, where boardcert puts `requirements`, `operations` and, on a failed test,
-  `evidence`. It is the Jenkins xunit plugin's junit-10.xsd plus those properties and the
-  file/line attributes (tests/data/junit-xunit1.xsd).
-- Every failure's and error's `message` is one line shorter than MESSAGE_MAX characters that names
-  the requirement (`[ID] ...`) and what is wrong; the text below it is capped at TEXT_MAX
-  (the full evidence is in compliance.json/.md/.html).
-- No directory of the machine that ran it: paths relative to the rootdir.
+- `junit.xml` validates against the Jenkins xunit plugin's junit-10.xsd
+  (tests/data/junit-10.xsd): a `<testcase>` holds no `<properties>` and no file/line
+  attributes, so each test's data is a `<system-out>` of `name: value` lines
+  (`requirements`, `operations`, `failed_requirements`, ...), and a failed test's `evidence:`
+  line says how many exchanges it has and where they are, followed by their curl lines.
+- `junit-properties.xml` beside it (`<stem>-properties.xml`) for tools that read testcase
+  properties (Xray, the Jenkins JUnit plugin): pytest's family xunit1, the
+  same data as `<property>` elements, `evidence` the exchanges as a JSON list
+  (tests/data/junit-xunit1.xsd: junit-10.xsd plus those properties and file/line).
+
+In both, every failure's and error's `message` is one line shorter than MESSAGE_MAX characters
+that names the requirement (`[ID] ...`) and what is wrong; the text below it is capped at
+TEXT_MAX (the full evidence is in compliance.json/.md/.html). No directory of the machine that
+ran it: paths relative to the rootdir.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -24,7 +31,11 @@ from boardcert.paths import without_machine_paths
 
 MESSAGE_MAX = 200
 TEXT_MAX = 8000
+CURLS_SHOWN, CURL_MAX = 3, 1000  # a failed test's curl lines in its <system-out>
 FAMILY = "xunit1"
+EVIDENCE = "evidence"
+# What junit-10.xsd allows on a <testcase>; xunit1 adds file and line.
+CASE_ATTRIBUTES = ("name", "assertions", "time", "classname", "status")
 _REQUIREMENT = re.compile(r"\[[A-Z][A-Z0-9-]+\]")
 _EXCEPTION = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Violation\w*|Failed|Group)"
                         r"(?: \(\d+ sub-exceptions?\))?: ")
@@ -33,7 +44,7 @@ _EXCEPTION = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Violation\w*|Faile
 @pytest.hookimpl(trylast=True)
 def pytest_configure(config: pytest.Config) -> None:
     xml = config.stash.get(xml_key, None)
-    if xml is not None and "junit_family" not in config.inicfg:
+    if xml is not None:  # junit.xml is made strict whatever the family: this one keeps file/line
         xml.family = FAMILY
 
 
@@ -45,17 +56,69 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         tidy(path, session.config.rootpath)
 
 
+def properties_path(path: Path) -> Path:
+    """Where the form with testcase properties goes: junit.xml -> junit-properties.xml."""
+    return path.with_name(f"{path.stem}-properties{path.suffix}")
+
+
 def tidy(path: Path, root: Path) -> None:
-    """Rewrite the failures and errors of a junit.xml: one-line messages, capped texts, no
-    directory of this machine (paths relative to the root)."""
+    """Rewrite pytest's junit.xml: one-line messages, capped texts, no directory of this
+    machine; the form with testcase properties to properties_path(path), the junit-10.xsd
+    form (the properties as <system-out> lines) to the path itself."""
     tree = ET.parse(path)
-    for case in tree.getroot().iter("testcase"):
+    cases = list(tree.getroot().iter("testcase"))
+    for case in cases:
         properties = {p.get("name"): p.get("value") or "" for p in case.iter("property")}
         ids = (properties.get("failed_requirements") or properties.get("requirements") or "")
         for element in [*case.findall("failure"), *case.findall("error")]:
             text = element.text or ""
             element.set("message", headline(element.get("message") or text, text, ids.split()))
             element.text = cap(text)
+    _write(tree, properties_path(path), root)
+    for case in cases:
+        strict(case)
+    _write(tree, path, root)
+
+
+def strict(case: ET.Element) -> None:
+    """A <testcase> as junit-10.xsd allows it: its properties as a <system-out> of
+    `name: value` lines after any other, no attribute but the schema's."""
+    held = case.find("properties")
+    lines = [] if held is None else output_lines(
+        [(p.get("name") or "", p.get("value") or "") for p in held.iter("property")])
+    if held is not None:
+        case.remove(held)
+    for name in [n for n in case.attrib if n not in CASE_ATTRIBUTES]:
+        del case.attrib[name]
+    if lines:
+        out = ET.Element("system-out")
+        out.text = "\n".join(lines) + "\n"
+        after = [i for i, e in enumerate(case) if e.tag != "system-err"]
+        case.insert(after[-1] + 1 if after else 0, out)
+
+
+def output_lines(properties: list[tuple[str, str]]) -> list[str]:
+    """A test's properties as short lines; the evidence as a count and its curl lines."""
+    lines = []
+    for name, value in properties:
+        if name != EVIDENCE:
+            lines.append(f"{name}: {value}")
+            continue
+        try:
+            exchanges = [x for x in json.loads(value) if isinstance(x, dict)]
+        except ValueError:
+            exchanges = []
+        curls = [x["curl"] for x in exchanges if x.get("curl")][:CURLS_SHOWN]
+        lines.append(f"{EVIDENCE}: {len(exchanges)} exchange{'s' * (len(exchanges) != 1)} "
+                     "(request, response, curl) in compliance.json and compliance.html"
+                     + ("; reproduce with:" if curls else ""))
+        lines += [curl if len(curl) <= CURL_MAX else
+                  f"{curl[:CURL_MAX]}… [cut: the whole line is in compliance.json]"
+                  for curl in curls]
+    return lines
+
+
+def _write(tree: ET.ElementTree, path: Path, root: Path) -> None:
     tree.write(path, encoding="utf-8", xml_declaration=True)
     path.write_text(without_machine_paths(path.read_text(encoding="utf-8"), root),
                     encoding="utf-8")

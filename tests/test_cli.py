@@ -56,7 +56,8 @@ def test_run_writes_every_report_and_never_the_key(tmp_path):
     assert f"reports in {out}/" in result.stdout
     assert "PytestAssertRewriteWarning" not in result.stdout + result.stderr
     assert (f"reports in {out}/: compliance.html, compliance.md, compliance-summary.md, "
-            "compliance.json, badge.svg, junit.xml, allure-results/") in result.stdout
+            "compliance.json, badge.svg, junit.xml, junit-properties.xml, allure-results/") in \
+        result.stdout
     built = report.load(out)  # validated against spec/compliance.schema.json
     assert built["target"] == {"base_url": server.base_url, "reference_server": False}
     assert {t["outcome"] for t in built["tests"]} == {"passed"}
@@ -67,9 +68,12 @@ def test_run_writes_every_report_and_never_the_key(tmp_path):
         "status"] == "passed"
     assert {p.name for p in out.iterdir()} == {"compliance.json", "compliance.md",
                                                "compliance-summary.md", "compliance.html",
-                                               "junit.xml", "allure-results", "badge.svg"}
+                                               "junit.xml", "junit-properties.xml",
+                                               "allure-results", "badge.svg"}
     assert any(out.glob("allure-results/*-result.json"))
-    assert 'name="requirements" value="USERS-ME-PROPERTIES"' in (out / "junit.xml").read_text()
+    assert "requirements: USERS-ME-PROPERTIES\n" in (out / "junit.xml").read_text()
+    assert 'name="requirements" value="USERS-ME-PROPERTIES"' in (
+        out / "junit-properties.xml").read_text()
     assert leaks(out, result.stdout, result.stderr) == []
 
 
@@ -135,8 +139,9 @@ def test_failing_run_shows_evidence_but_not_the_key(tmp_path):
     failed = [t for t in built["tests"] if t["outcome"] == "failed"]
     assert failed and all(x["request_headers"]["x-api-key"] == "***" and "***" in x["curl"]
                           for t in failed for x in t["evidence"])
-    junit = (out / "junit.xml").read_text()
+    junit = (out / "junit-properties.xml").read_text()
     assert '<property name="evidence" value="[{' in junit and KEY not in junit
+    assert "evidence: " in (out / "junit.xml").read_text()
     assert "pre class=\"curl\"" in (out / "compliance.html").read_text()
     attachments = list(out.glob("allure-results/*-attachment.txt"))
     assert attachments and "***" in attachments[0].read_text()

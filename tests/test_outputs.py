@@ -162,25 +162,45 @@ def test_allure_environment_and_executor_name_the_run_never_the_key(faulty_run):
 
 # --- junit.xml ---------------------------------------------------------------------------
 
-def test_junit_validates_against_the_xunit1_schema_and_differs_from_junit_10_in_properties(
-        faulty_run):
-    """junit.xml (family xunit1) validates against tests/data/junit-xunit1.xsd; without the
-    testcase properties and file/line attributes xunit1 adds, against the Jenkins xunit
-    plugin's junit-10.xsd."""
+def test_junit_validates_against_the_jenkins_junit_10_schema(faulty_run):
+    """junit.xml validates against the Jenkins xunit plugin's junit-10.xsd (tests/data): no
+    testcase properties; each test's requirements and operations, and a failed test's
+    evidence with its curl lines, are lines of its <system-out>."""
     path = faulty_run["dir"] / "junit.xml"
-    xmlschema.XMLSchema(DATA / "junit-xunit1.xsd").validate(path)
-    tree = ET.parse(path)
-    cases = list(tree.getroot().iter("testcase"))
-    assert all(c.find("properties") is not None and c.get("file") for c in cases)
+    xmlschema.XMLSchema(DATA / "junit-10.xsd").validate(path)
+    cases = junit_cases(faulty_run["dir"])
+    assert not [c for c in cases if c.find("properties") is not None]
     for case in cases:
-        case.remove(case.find("properties"))
-        case.attrib.pop("file"), case.attrib.pop("line", None)
-    xmlschema.XMLSchema(DATA / "junit-10.xsd").validate(tree)
+        out = "".join(e.text or "" for e in case.findall("system-out"))
+        assert re.search(r"^requirements: [A-Z]", out, re.M), case.get("name")
+        if case.find("failure") is not None:
+            assert re.search(r"^evidence: \d+ exchanges? ", out, re.M), case.get("name")
+    curls = [c for c in cases if c.find("failure") is not None and "\ncurl " in "".join(
+        e.text or "" for e in c.findall("system-out"))]
+    assert len(curls) > 10
+
+
+def test_junit_properties_keeps_testcase_properties_for_the_tools_that_read_them(faulty_run):
+    """junit-properties.xml: the same tests with testcase properties (requirements,
+    operations, a failed test's evidence as a JSON list), valid against
+    tests/data/junit-xunit1.xsd, and not against junit-10.xsd."""
+    path = faulty_run["dir"] / "junit-properties.xml"
+    xmlschema.XMLSchema(DATA / "junit-xunit1.xsd").validate(path)
+    assert not xmlschema.XMLSchema(DATA / "junit-10.xsd").is_valid(path)
+    cases = list(ET.parse(path).getroot().iter("testcase"))
+    assert len(cases) == len(junit_cases(faulty_run["dir"]))
+    for case in cases:
+        names = {p.get("name") for p in case.iter("property")}
+        assert {"requirements", "operations"} <= names, case.get("name")
+        if case.find("failure") is not None:
+            evidence = next(p.get("value") for p in case.iter("property")
+                            if p.get("name") == "evidence")
+            assert json.loads(evidence)[0]["method"], case.get("name")
 
 
 def test_junit_failure_messages_name_the_requirement_and_what_is_wrong(faulty_run):
     """Every failure's message is one line under 200 characters starting with [REQ-ID] and
-    saying more than that the test failed; every failed test carries the evidence property."""
+    saying more than that the test failed."""
     for case in junit_cases(faulty_run["dir"]):
         for element in [*case.findall("failure"), *case.findall("error")]:
             message = element.get("message")
@@ -188,8 +208,6 @@ def test_junit_failure_messages_name_the_requirement_and_what_is_wrong(faulty_ru
             assert re.match(r"\[[A-Z0-9-]+\] \S", message), message
             assert not re.search(r"broke \d+ checks?:$|Hypothesis found", message), message
             assert len(element.text or "") < 9000
-            names = {p.get("name") for p in case.iter("property")}
-            assert "evidence" in names, case.get("name")
 
 
 # --- summary, sizes, paths ---------------------------------------------------------------

@@ -457,9 +457,11 @@ def test_results_plugin_writes_the_report(pytester: pytest.Pytester, tmp_path: P
     assert failed["failed_requirements"] == ["NO-SERVER-ERROR"]
     assert failed["message"].startswith("op 15 broke 1 check:")  # no "[gw0] linux" line
     assert [(x["method"], x["status"]) for x in failed["evidence"]] == [("POST", 500)]
-    junit = (tmp_path / "junit.xml").read_text()
+    junit = (tmp_path / "junit-properties.xml").read_text()
     assert '<property name="failed_requirements" value="NO-SERVER-ERROR"' in junit
     assert '<property name="evidence" value="[{' in junit
+    assert "failed_requirements: NO-SERVER-ERROR\nevidence: 1 exchange " in (
+        tmp_path / "junit.xml").read_text()
     assert (out / "compliance.md").exists() and (out / "compliance.html").exists()
 
 

@@ -16,7 +16,7 @@ from boardcert.errors import ConfigError, UnreachableError
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 REPORT_FILES = ("compliance.html", "compliance.md", "compliance-summary.md", "compliance.json",
-                "badge.svg", "junit.xml", "allure-results")
+                "badge.svg", "junit.xml", "junit-properties.xml", "allure-results")
 
 
 def error(message: str) -> None:

@@ -363,6 +363,25 @@ def test_html_escapes_what_servers_send(tmp_path):
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
 
+def test_html_lists_a_requirements_passing_tests_as_a_count_per_function():
+    """A requirement's tests that did not pass are listed one by one (open when it failed);
+    its passing ones as a count per test function, not 28 lines of node ids."""
+    tests = [TestResult(f"suites/test_p.py::test_operation[op{n}]", "passed",
+                        ("NO-SERVER-ERROR",), (n,)) for n in range(1, 29)]
+    tests += [TestResult("suites/test_e.py::test_bad_body[op2-x]", "failed",
+                         ("NO-SERVER-ERROR",), (2,), "[NO-SERVER-ERROR] got 500"),
+              TestResult("suites/test_e.py::test_bad_body[op5-x]", "skipped",
+                         ("NO-SERVER-ERROR",), (5,), "not assessed: bodies.x")]
+    page = report.render_html(build(tests, run_facts()))
+    row = page[page.index('id="req-NO-SERVER-ERROR"'):]
+    row = row[:row.index("</tr>")]
+    assert '<details class="tests" open><summary>30 tests: 1 failed, 28 passed, 1 skipped' in row
+    assert "<code>suites/test_e.py::test_bad_body[op2-x]</code>" in row
+    assert "<code>suites/test_e.py::test_bad_body[op5-x]</code>" in row
+    assert "<code>suites/test_p.py::test_operation</code> 28 passed" in row
+    assert "test_operation[op" not in row
+
+
 def test_rebuild_writes_the_same_markdown_and_html(tmp_path):
     written = report.write(sample_report("conformant with warnings"), tmp_path)
     before = {k: p.read_text() for k, p in written.items()}

@@ -37,6 +37,7 @@ def environment(autoescape: bool) -> jinja2.Environment:
     env.filters["duration"] = duration
     env.filters["fence"] = fence
     env.filters["ranges"] = ranges
+    env.filters["test_list"] = test_list
     return env
 
 
@@ -111,6 +112,22 @@ def collapsed(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             kept[key] = {**f, "same": []}
     return list(kept.values())
+
+
+def test_list(tests: list[dict[str, Any]]) -> dict[str, Any]:
+    """A requirement's tests as the HTML lists them: those that did not pass one by one, the
+    passing ones as a count per test function (its parametrized cases together)."""
+    passing: dict[str, int] = {}
+    for t in tests:
+        if t["outcome"] == "passed":
+            function = t["nodeid"].split("[", 1)[0]
+            passing[function] = passing.get(function, 0) + 1
+    counts: dict[str, int] = {}
+    for t in tests:
+        counts[t["outcome"]] = counts.get(t["outcome"], 0) + 1
+    return {"others": [t for t in tests if t["outcome"] != "passed"],
+            "passing": sorted(passing.items()),
+            "counts": ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))}
 
 
 def exchanges(evidence: Any) -> list[dict[str, Any]]:

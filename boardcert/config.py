@@ -20,7 +20,7 @@ from boardcert.paths import DEFAULT_PROFILE, PROFILE_SCHEMA
 PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 # Every "{placeholder}" a profile's bodies and entity_id may use (the suite fills them in); a
 # profile naming another is refused when it is loaded. Add a new one here, where its value is
-# built (plugin.py, properties.py, the suites' values()) and in spec/profiles/reference.yaml.
+# built (plugin.py, properties/arena.py, the suites' values()) and in spec/profiles/reference.yaml.
 PLACEHOLDERS = frozenset({
     "name", "alias", "key", "value", "code", "project_id", "row_id", "column_id",
     "other_column_id", "card_id", "card_ids", "row_ids", "column_ids", "after_card_id",

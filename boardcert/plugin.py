@@ -31,17 +31,6 @@ pytest_plugins = ["boardcert.markers",  # requirement markers, --read-only skips
                   "boardcert.properties"]  # --budget, the Hypothesis seed, schemathesis items
 
 
-
-def __getattr__(name: str) -> object:
-    """boardcert.properties imports these from here, for now (their home: boardcert.markers).
-    Looked up late: a plugin module imported before pytest imports it is not assert-rewritten."""
-    if name in ("item_operations", "requirement_ids"):
-        from boardcert import markers
-
-        return getattr(markers, name)
-    raise AttributeError(name)
-
-
 def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
     """pytest-xdist starts the workers of `boardcert run -- -n N` with pytest's original
     arguments, without the suites the controller added (cli.SuitesUnlessPathsGiven): they add

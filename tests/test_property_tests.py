@@ -24,6 +24,7 @@ import uvicorn
 
 from boardcert import checks, properties, requirements, spec
 from boardcert.errors import ConfigError
+from boardcert.properties import arena, cases, hooks
 from boardcert.reference.app import create_app
 from boardcert.reference.server import free_port, start
 
@@ -50,7 +51,7 @@ def test_an_invalid_budget_is_a_usage_error_naming_the_flag(value):
                              getoption=lambda name, default=None: value if name == "budget"
                              else default)
     with pytest.raises(pytest.UsageError, match="--budget"):
-        properties.pytest_configure(config)
+        hooks.pytest_configure(config)
 
 
 def test_the_seed_is_fixed_unless_given():
@@ -62,9 +63,9 @@ def test_the_seed_is_fixed_unless_given():
             option = SimpleNamespace(hypothesis_seed=given)
             config = SimpleNamespace(option=option, getoption=lambda name, default=None, o=option:
                                      getattr(o, name, default))
-            properties.pytest_configure(config)
+            hooks.pytest_configure(config)
             assert run.seed == expected and int(option.hypothesis_seed) == expected
-            assert f"--hypothesis-seed {expected}" in properties.pytest_report_header(config)[0]
+            assert f"--hypothesis-seed {expected}" in hooks.pytest_report_header(config)[0]
     finally:
         run.budget, run.seed, run.rate_limit = saved
 
@@ -129,8 +130,8 @@ def test_positive_bodies_mix_profile_fuzzed_and_open_deterministically():
     send the generated body as it is; the choice depends on the generated body only."""
     profile_body = {"name": "bc-name"}
     generated = [{"k": i} for i in range(200)] + [[i] for i in range(200)]
-    sent = [properties._mix(profile_body, g) for g in generated]
-    assert sent == [properties._mix(profile_body, g) for g in generated]
+    sent = [arena._mix(profile_body, g) for g in generated]
+    assert sent == [arena._mix(profile_body, g) for g in generated]
     kinds = [("profile" if s == profile_body else "open" if s == g else "fuzzed")
              for s, g in zip(sent, generated, strict=True)]
     assert kinds.count("profile") > len(kinds) / 2
@@ -143,7 +144,7 @@ def test_only_op16_at_exactly_25000_ascii_characters_must_be_accepted():
     """Acceptance is judged only where the interface demands it: op 16, {"name": 25000 x "a"};
     not an empty name (INFO), not emoji (SHOULD), not extra fields, not other operations."""
     def acceptance(number: int, body: Any) -> str | None:
-        return properties._acceptance(SimpleNamespace(body=body, **vars(_case(number))))
+        return cases._acceptance(SimpleNamespace(body=body, **vars(_case(number))))
 
     assert acceptance(16, {"name": "a" * 25000}) == "CARD-NAME-MAX-ACCEPTED"
     assert acceptance(16, {"name": "a" * 24999}) is None

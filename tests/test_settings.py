@@ -67,11 +67,12 @@ def test_schemathesis_paces_at_the_workers_share_too():
 
     from boardcert import properties
     from boardcert.keys import TARGET
+    from boardcert.properties import hooks
 
     target = resolve({"rate_limit": 8}, {}, workers=4)
     saved = properties.RUN.rate_limit, properties.RUN.profile
     try:
-        properties.pytest_sessionstart(SimpleNamespace(config=SimpleNamespace(
+        hooks.pytest_sessionstart(SimpleNamespace(config=SimpleNamespace(
             stash={TARGET: target})))  # type: ignore[arg-type]
         assert properties.RUN.rate_limit == 2
     finally:

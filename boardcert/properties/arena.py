@@ -1,0 +1,377 @@
+"""The arena: this run's resources that generated requests point into, and the profile's bodies
+for the bodies the interface does not show."""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import requests
+from schemathesis.core import NotSet
+
+from boardcert import spec
+from boardcert.api import Api, ids_in_order, walk
+from boardcert.board import unique
+from boardcert.client import KEY_HEADER
+from boardcert.config import NotAssessed, Profile, Target, fill
+from boardcert.errors import ConfigError
+from boardcert.ledger import Entry, Ledger
+from boardcert.properties.cases import CaseInfo
+from boardcert.properties.judging import Judge
+from boardcert.properties.schema import operation_number
+from boardcert.resources import DELETED_BY
+
+DELETES = {number: kind.name for number, kind in DELETED_BY.items()}
+
+
+@dataclass(repr=False)
+class Arena:
+    """A board the property tests own, built with the plugin's factories.
+
+    Path ids of generated requests are replaced by ids of this board (or, in the stateful test,
+    kept when a link supplied them, since links carry ids of this run's own resources); a
+    delete never takes a board resource but a victim made for it; a positive case of an
+    operation whose body the interface does not show gets the profile's body."""
+
+    api: Api
+    ledger: Ledger
+    target: Target
+    organization_id: str | None = None
+    make: dict[str, Callable[..., Any]] = field(default_factory=dict)  # the plugin's factories
+    broken: str | None = None  # why the board cannot be made
+    project: Any = None
+    row: Any = None
+    columns: list[Any] = field(default_factory=list)
+    cards: list[Any] = field(default_factory=list)
+    metadata: tuple[str, str] | None = None  # (key, value) on cards[1], for op 19
+    data_key: str | None = None  # plugin data of cards[0], for op 27
+    session: requests.Session = field(default_factory=requests.Session)
+    judge: Judge = field(init=False)
+    _victims: dict[int, tuple[dict[str, str], Entry | None]] = field(default_factory=dict)
+    _auth_confirmed: set[int] = field(default_factory=set)
+    _data: set[tuple[str, str, str]] = field(default_factory=set)
+    _built: bool = False
+
+    def __post_init__(self) -> None:
+        self.judge = Judge(self.target)
+
+    def __repr__(self) -> str:
+        return f"<Arena project={self.project.id if self.project else None}>"
+
+    @property
+    def profile(self) -> Profile:
+        return self.api.profile  # with what discovery found
+
+    def board(self) -> None:
+        """Make the board on first need; if the server cannot make it, every case that needs
+        it is not assessed (the explicit suites judge the creating operations)."""
+        if not self._built and self.broken is None:
+            try:
+                self.build()
+            except (AssertionError, NotAssessed) as exc:
+                self.broken = str(exc).splitlines()[0]
+        if self.broken is not None:
+            pytest.skip(f"not assessed: no board for the generated requests ({self.broken})")
+
+    def build(self) -> Arena:
+        make = self.make
+        self.project = make["project"]()
+        self.row = make["row"](self.project)
+        self.columns = [make["column"](self.project, self.row) for _ in range(2)]
+        self.cards = [make["card"](self.project, self.columns[0]) for _ in range(3)]
+        key, value = unique("meta"), "bc-value"
+        if self._setup_call(21, "add_card_metadata", dict(key=key, value=value),
+                            projectId=self.project.id, cardId=self.cards[1].id):
+            self.metadata = (key, value)
+        if self.plugin_id and self.entity_id:
+            key = unique("data")
+            if self._put_data(key):
+                self.data_key = key
+        self._built = True
+        return self
+
+    def close(self) -> None:
+        self.session.close()
+
+    # profile values that may be absent (then the operations that need them are not assessed)
+    @property
+    def plugin_id(self) -> str | None:
+        return str(self.profile.data["plugin_id"]) if self.profile.has("plugin_id") else None
+
+    @property
+    def entity_id(self) -> str | None:
+        if not self.profile.has("entity_id") or not self.cards:
+            return None
+        try:
+            return str(fill(self.profile.get("entity_id"), self._ids(), "entity_id"))
+        except ConfigError:  # a placeholder the board has no value for
+            return None
+
+    def body(self, body_name: str, values: dict[str, Any]) -> Any:
+        """The profile's `bodies.<body_name>`, filled (`values` may hold `name`)."""
+        return self.profile.body(body_name, **values)
+
+    def _ids(self) -> dict[str, Any]:
+        if not self.cards:  # the board is not made (yet)
+            return {}
+        return {"project_id": self.project.id, "row_id": self.row.id,
+                "column_id": self.columns[0].id, "other_column_id": self.columns[1].id,
+                "card_id": self.cards[0].id}
+
+    def _setup_call(self, number: int, body: str, values: dict[str, Any], **path: str) -> bool:
+        try:
+            json_body = self.body(body, values)
+        except (NotAssessed, ConfigError):
+            return False
+        # Not Api.call: a path parameter named `key` (ops 22, 25-27) is not the API key.
+        method = spec.operation(number).method
+        return self.api.client.request(method, self.api.path(number, **path),
+                                       json=json_body).status == 200
+
+    def _put_data(self, key: str) -> bool:
+        path = dict(pluginId=self.plugin_id, entityId=self.entity_id, key=key)
+        if not self._setup_call(25, "put_plugin_data", dict(value="bc-value", **self._ids()),
+                                **path):
+            return False
+        self._record_data(path)
+        return True
+
+    def _record_data(self, path: dict[str, str]) -> None:
+        item = (path["pluginId"], path["entityId"], path["key"])
+        if item not in self._data:
+            self._data.add(item)
+            self.ledger.add("plugin_data", **path)
+
+    # --- preparing a case ------------------------------------------------------------------
+
+    def prepare(self, case: Any, info: CaseInfo, linked: frozenset[str] = frozenset()) -> None:
+        """Point the case at this run's resources; `linked` names path parameters that a
+        stateful link supplied (ids of this run's own resources, kept unless protected)."""
+        number = operation_number(case)
+        if number == 2 and self.organization_id is None:
+            pytest.skip(f"not assessed: no organization to create projects in ({self.broken})")
+        if number not in (1, 2):  # the others need ids of the board
+            self.board()
+        path = self._path(number, dict(case.path_parameters or {}), linked)
+        if path:
+            case.path_parameters = path
+        if number == 27:
+            self._place_entity(case)
+        if info.positive and spec.operation(number).profile_body:
+            body = self._profile_body(number, path)
+            if body is not None:
+                case.body = _mix(body, case.body)
+
+    def _path(self, number: int, given: dict[str, Any], linked: frozenset[str]) -> dict[str, str]:
+        if not given:
+            return {}
+        if number in DELETES:
+            kept = {k: str(v) for k, v in given.items() if k in linked}
+            if len(kept) == len(given) and not self._protected(number, kept):
+                return kept
+            return dict(self._victim(number))
+        return {k: str(v) if k in linked else self._default(k) for k, v in given.items()}
+
+    def _default(self, name: str) -> str:
+        """The board's value for a path parameter (the profile's, for plugins)."""
+        board = {"organizationId": self.organization_id}
+        if self._built:
+            board |= {"projectId": self.project.id, "rowId": self.row.id,
+                      "columnId": self.columns[0].id, "cardId": self.cards[0].id}
+        if name in board:
+            return board[name]
+        if name == "pluginId":
+            return self._need(self.plugin_id, "plugin_id")
+        if name == "entityId":
+            return self._need(self.entity_id, "entity_id")
+        return self._need(self.data_key, "plugin data (op 25 with the profile's body)")
+
+    @staticmethod
+    def _need(value: str | None, what: str) -> str:
+        if value is None:
+            pytest.skip(f"not assessed: {what}")
+        return value
+
+    def _protected(self, number: int, path: dict[str, str]) -> bool:
+        """Whether a delete would take a resource of the arena itself."""
+        board = {self.project.id, self.row.id, *(c.id for c in self.columns),
+                 *(c.id for c in self.cards)}
+        keys = {k for k in (self.metadata[0] if self.metadata else None, self.data_key) if k}
+        target = DELETED_BY[number].id_parameter
+        if number == 24:
+            return False  # the arena does not depend on a plugin being attached
+        return path.get(target) in (keys if target == "key" else board)
+
+    def _victim(self, number: int) -> dict[str, str]:
+        """A resource made to be deleted by operation `number`, until a delete succeeds."""
+        if number not in self._victims:
+            self._victims[number] = self._make_victim(number)
+        return self._victims[number][0]
+
+    def _make_victim(self, number: int) -> tuple[dict[str, str], Entry | None]:
+        make, p = self.make, self.project
+        if number == 4:
+            made = make["project"]()
+            return {"projectId": made.id}, made.entry
+        if number == 9:
+            made = make["row"](p)
+            return {"projectId": p.id, "rowId": made.id}, made.entry
+        if number == 14:
+            made = make["column"](p, self.row)
+            return {"projectId": p.id, "columnId": made.id}, made.entry
+        if number == 17:
+            made = make["card"](p, self.columns[0])
+            return {"projectId": p.id, "cardId": made.id}, made.entry
+        if number == 22:
+            key = unique("meta")
+            if not self._setup_call(21, "add_card_metadata", dict(key=key, value="v"),
+                                    projectId=p.id, cardId=self.cards[0].id):
+                pytest.skip("not assessed: card metadata for op 22 (op 21 failed)")
+            return {"projectId": p.id, "cardId": self.cards[0].id, "key": key}, None
+        plugin = self._need(self.plugin_id, "plugin_id")
+        if number == 24:
+            if not self._setup_call(23, "attach_plugin", self._ids(), projectId=p.id,
+                                    pluginId=plugin):
+                pytest.skip("not assessed: an attached plugin for op 24 (op 23 failed)")
+            return {"projectId": p.id, "pluginId": plugin}, None
+        key = unique("data")
+        if not self._put_data(key):
+            pytest.skip("not assessed: plugin data for op 26 (op 25 failed)")
+        return {"pluginId": plugin, "entityId": self.entity_id or "", "key": key}, None
+
+    def _place_entity(self, case: Any) -> None:
+        """Op 27's entityId goes where the profile says (the spec declares the query)."""
+        place = self.profile.data.get("plugin_data_entity_id") or {}
+        entity = self._need(self.entity_id, "entity_id")
+        if place.get("in") == "header":
+            case.query = {}
+            case.headers = {**(case.headers or {}), place["name"]: entity}
+        else:
+            case.query = {place.get("name", "entityId"): entity}
+
+    def _profile_body(self, number: int, path: dict[str, str]) -> Any:
+        """The profile's body for a positive case, or None to keep the generated (open) one."""
+        name = spec.operation(number).profile_body
+        ids = self._ids()
+        project = path.get("projectId", ids.get("project_id"))
+        values: dict[str, Any] = ids | {
+            "name": unique("prop"), "alias": unique("alias"), "key": unique("key"),
+            "value": "bc-value", "project_id": project, "plugin_id": self.plugin_id,
+            "entity_id": self.entity_id, "card_id": path.get("cardId", ids.get("card_id")),
+            "row_id": path.get("rowId", ids.get("row_id"))}
+        if self.profile.has("exchange_code"):
+            values["code"] = self.profile.get("exchange_code")
+        try:
+            values |= self._read_values(number, project, path)
+            body = self.body(name, values)
+        except (NotAssessed, ConfigError, LookupError):
+            return None
+        if number in (18, 19) and isinstance(body, dict) and values.get("after_card_id") \
+                and not {"afterCardId", "beforeCardId"} & set(body):
+            body["afterCardId"] = values["after_card_id"]  # a server may require an anchor
+        return body
+
+    def _read_values(self, number: int, project: str, path: dict[str, str]) -> dict[str, Any]:
+        """Values a body needs from the project as it is now (rows, columns, cards); a
+        LookupError (or NotAssessed) when the answer does not show them."""
+        if number not in (8, 12, 18, 19, 20):
+            return {}
+        if project == self.project.id and number in (18, 19, 20):
+            values = {"card_ids": [self.cards[0].id], "after_card_id": self.cards[2].id,
+                      "before_card_id": self.cards[1].id}
+            if self.metadata:
+                values |= {"key": self.metadata[0], "value": self.metadata[1]}
+            return values
+        try:
+            view = self.api.call(3, projectId=project).json()
+        except AssertionError as exc:  # not JSON
+            raise LookupError("op 3 answered no JSON") from exc
+        if not isinstance(view, dict):
+            raise LookupError("op 3 answered no object")
+        rows = view.get("rows")
+        if number == 8:
+            return {"row_ids": _rotated(ids_in_order(rows, "rows"))}
+        if number == 12:
+            row = next((r for r in walk(rows) if str(r.get("id")) == path.get("rowId")), None)
+            if row is None:
+                raise LookupError(f"row {path.get('rowId')} is not in the project")
+            return {"column_ids": _rotated(ids_in_order(row.get("columns"), "columns"))}
+        cards = ids_in_order(view.get("cards"), "cards")
+        columns = [str(r["id"]) for r in walk(rows) if "id" in r and "columns" not in r]
+        values: dict[str, Any] = {"card_ids": cards[:1],
+                                  "after_card_id": cards[-1] if len(cards) > 1 else None,
+                                  "before_card_id": cards[1] if len(cards) > 1 else None,
+                                  "other_column_id": columns[-1]}
+        if number == 19:
+            entries = [e for record in walk(view.get("cards"))
+                       if isinstance(record.get("metadata"), list)
+                       for e in record["metadata"] if isinstance(e, dict) and "id" in e]
+            if not entries:
+                raise LookupError("no card of the project has metadata")
+            values |= {"key": entries[0]["id"], "value": entries[0].get("value")}
+        return values
+
+    # --- calling and judging ---------------------------------------------------------------
+
+    def call_kwargs(self) -> dict[str, Any]:
+        return {"base_url": self.target.base_url, "headers": {KEY_HEADER: self.target.api_key},
+                "timeout": self.target.timeout, "session": self.session}
+
+    def after_call(self, case: Any, response: Any) -> None:
+        """Record what a 2xx created (ledger) or deleted (victims)."""
+        if not 200 <= response.status_code < 300:
+            return
+        number = operation_number(case)
+        path = {k: str(v) for k, v in (case.path_parameters or {}).items()}
+        if number in DELETES and number in self._victims and self._victims[number][0] == path:
+            params, entry = self._victims.pop(number)
+            if entry is not None:
+                self.ledger.forget(entry)
+        elif number in (2, 15):
+            self._record_created(number, path, response)
+        elif number == 25:
+            self._record_data(path)
+
+    def _record_created(self, number: int, path: dict[str, str], response: Any) -> None:
+        try:
+            body = response.json()
+        except ValueError:
+            return
+        if not isinstance(body, dict) or "id" not in body:
+            return
+        if number == 2:
+            self.ledger.add("project", projectId=str(body["id"]))
+            return
+        parent = next((e for e in reversed(self.ledger.entries) if e.kind == "project"
+                       and e.params.get("projectId") == path.get("projectId")), None)
+        self.ledger.add("card", parent, projectId=path["projectId"], cardId=str(body["id"]))
+
+
+    def validate(self, case: Any, response: Any, info: CaseInfo) -> None:
+        """Run the checks on the answer (`Judge.validate`): a violation names requirements."""
+        self.judge.validate(case, response, info)
+
+
+def _mix(profile_body: Any, generated: Any) -> Any:
+    """What a positive case of an operation whose body is not shown sends, chosen by the
+    generated body (so Hypothesis replays it): mostly the profile's body, so the call reaches
+    the operation and its 200 is judged; sometimes the profile's body with a generated JSON
+    value in its first string field; sometimes the generated, open body as it is. The last
+    two find 5xx on input the server must refuse; no check judges a 4xx to them."""
+    value = None if isinstance(generated, NotSet) else generated
+    seed = zlib.crc32(json.dumps(value, sort_keys=True, default=repr).encode()) % 8
+    if seed == 0:
+        return generated
+    if seed == 1 and isinstance(profile_body, dict):
+        field_name = next((k for k, v in profile_body.items() if isinstance(v, str)), None)
+        if field_name is not None:
+            return {**profile_body, field_name: value}
+    return profile_body
+
+
+def _rotated(ids: list[str]) -> list[str]:
+    return ids[1:] + ids[:1]

@@ -1,0 +1,131 @@
+"""The checks a generated request's answer is judged by: which of schemathesis's run and why,
+boardcert's own checks (`boardcert.checks.CHECKS`) registered as schemathesis checks, and the
+key check that sends the request again without the key."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import requests
+import schemathesis
+from schemathesis.core.failures import ServerError
+
+from boardcert import checks
+from boardcert.board import unique
+from boardcert.client import KEY_HEADER
+from boardcert.properties.schema import operation_number
+
+# --- checks and the requirements they prove ------------------------------------------------
+#
+# Built-in checks used, and why they cannot false-alarm on a conformant server:
+#   not_a_server_error           NO-SERVER-ERROR: a 5xx to client input is always a failure.
+#   status_code_conformance      SUCCESS-STATUS-200: every operation documents 200, 4XX and 5XX,
+#                                so only 1xx, 3xx and 2xx-but-not-200 are undocumented; 1xx and
+#                                3xx are dropped (the interface names no status for them).
+#   content_type_conformance     JSON-RESPONSES, on the 200s whose body the interface shows;
+#                                a +json media type is JSON and is not a failure here.
+#   response_schema_conformance  the requirement of the 200 schema (SCHEMA_REQUIREMENT).
+#   boardcert_json_payload       JSON-RESPONSES on the 2xx of operations whose response is not
+#                                shown (4, 21, 22, 25-27): no body, or one that parses as JSON.
+#   boardcert_key_required       AUTH-KEY-REQUIRED, in place of schemathesis's ignored_auth (which
+#                                wants 401 or 403): after a 2xx of a listed operation, the same
+#                                request without the key and with a wrong key must get a 4xx,
+#                                any 4xx (the interface names no status); a 5xx is NO-SERVER-ERROR.
+#                                Operations whose security is optional are INFO (not probed).
+#   negative_data_rejection      only where the interface is exact: op 16's body (name required,
+#                                a string, at most 25000) and request bodies that are not JSON.
+# Excluded:
+#   positive_data_acceptance     bodies the interface does not show are open, so `{}` or `[]` is
+#                                "schema-valid" and a 4xx to it is a fair answer; op 7 may accept
+#                                only one of name and rowName.
+#   negative_data_rejection      (elsewhere) open schemas: nothing generated is invalid by the
+#                                interface; content-type probes: the interface says nothing of
+#                                request content types.
+#   missing_required_header      the only header is the key, judged by boardcert_key_required.
+#   unsupported_method, allow_header_conformance   expect 405 and an Allow header; the interface
+#                                names no error status, 404 or 501 to an unknown method is fine.
+#   use_after_free, ensure_resource_availability   reason over link lineage and expect 404/200;
+#                                "gone" is any 4xx and links take the first row of a shape the
+#                                interface does not show; the explicit suites judge *-GONE and
+#                                *-CREATE with real reads.
+#   object_level_authorization   needs several identities; the interface has one key.
+#   response_headers_conformance no response headers are declared.
+
+
+def _register(check: checks.Check) -> Callable[..., None]:
+    """One of boardcert's checks as a schemathesis check, scoped to the operations whose 200
+    schema it applies to (the very function the explicit suites call)."""
+    def run(ctx: Any, response: Any, case: Any) -> None:
+        number = operation_number(case)
+        if number is None or check not in checks.checks_for(number):
+            return
+        if not 200 <= response.status_code < 300:
+            return
+        try:
+            body = response.json()
+        except ValueError:
+            return  # not JSON: content_type_conformance and response_schema_conformance judge it
+        found = check.problems(body)
+        if found:
+            raise AssertionError("\n".join(found))
+
+    run.__name__ = run.__qualname__ = f"boardcert_{check.name}"
+    run.__doc__ = f"{check.requirement}: boardcert.checks {check.name} on 2xx bodies."
+    return schemathesis.check(run)
+
+
+def key_required(timeout: float) -> Callable[..., None]:
+    """AUTH-KEY-REQUIRED, as a schemathesis check: a request that succeeded with the key, sent
+    again without it and with a wrong one, is refused with a 4xx each time (any 4xx); a 5xx is
+    NO-SERVER-ERROR."""
+    def check(ctx: Any, response: Any, case: Any) -> None:
+        if not 200 <= response.status_code < 300:
+            return
+        for what, key in (("without X-API-Key", None), ("with a wrong X-API-Key", unique("no"))):
+            request = response.request.copy()
+            request.headers.pop(KEY_HEADER, None)
+            if key is not None:
+                request.headers[KEY_HEADER] = key
+            try:
+                with requests.Session() as session:
+                    probe = session.send(request, timeout=timeout, allow_redirects=False)
+            except requests.RequestException:
+                return  # no answer proves nothing either way
+            status = probe.status_code
+            if not 400 <= status < 500:  # the evidence: this request, not the one with the key
+                check.probes[id(response)] = (response, probe)  # type: ignore[attr-defined]
+            if status >= 500:
+                raise ServerError(operation=case.operation.label, status_code=status,
+                                  message=f"the same request {what} answered {status}")
+            if not 400 <= status < 500:
+                raise AssertionError(f"the same request {what} answered {status}; the operation "
+                                     "carries the X-API-Key scheme, so it must be refused with "
+                                     "a 4xx")
+
+    check.__name__ = check.__qualname__ = KEY_CHECK
+    check.probes = {}  # type: ignore[attr-defined]  # id(response) -> (response, the probe)
+    return check
+
+
+KEY_CHECK = "boardcert_key_required"
+
+
+def json_payload(ctx: Any, response: Any, case: Any) -> None:
+    """JSON-RESPONSES where the interface does not show the response: "All payloads are JSON",
+    so a 2xx body, if there is one, parses as JSON."""
+    content = response.content or b""
+    if not 200 <= response.status_code < 300 or not content.strip():
+        return
+    try:
+        json.loads(content)
+    except (ValueError, RecursionError):
+        kind = response.headers.get("content-type", ["no content type"])[0]
+        raise AssertionError(f"the body ({kind}) is not JSON: All payloads are JSON") from None
+
+
+JSON_CHECK = "boardcert_json_payload"
+json_payload.__name__ = json_payload.__qualname__ = JSON_CHECK
+CHECK_REQUIREMENT = {KEY_CHECK: "AUTH-KEY-REQUIRED", JSON_CHECK: "JSON-RESPONSES"}
+BOARDCERT_CHECKS = {f"boardcert_{c.name}": (_register(c), c.requirement) for c in checks.CHECKS}

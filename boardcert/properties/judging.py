@@ -1,0 +1,281 @@
+"""What a property test's answer proves: the requirements each operation's checks judge, which
+requirement a schemathesis failure breaks, what answers left unchecked, and the `Judge` that
+runs the checks and raises a violation naming the requirements, with the exchanges."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache, cached_property
+from typing import Any
+
+import pytest
+from schemathesis.checks import not_a_server_error
+from schemathesis.core.failures import CustomFailure, Failure, FailureGroup
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    negative_data_rejection,
+    positive_data_acceptance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from boardcert import checks, requirements, spec
+from boardcert.client import KEY_HEADER, Exchange, recorded_body
+from boardcert.config import Target
+from boardcert.errors import Violation
+from boardcert.failures import not_checked
+from boardcert.markers import item_operations
+from boardcert.markers import requirement_ids as marked_requirement_ids
+from boardcert.properties.cases import MALFORMED_JSON_OPS, CaseInfo
+from boardcert.properties.checks import (
+    BOARDCERT_CHECKS,
+    CHECK_REQUIREMENT,
+    json_payload,
+    key_required,
+)
+from boardcert.properties.schema import EXACT_BODY_OP, operation_number
+from boardcert.redact import Redactor
+
+SCHEMA_REQUIREMENT = {
+    "Project": "PROJECT-TOP-LEVEL",
+    "Card": "CARD-FIELD-TYPES",
+    "RowsResponse": "ROWS-PROPERTY-REQUIRED",
+    "UsersMe": "USERS-ME-PROPERTIES",
+    "PluginsResponse": "PLUGINS-PROPERTY",
+    "ExchangeCodeResponse": "EXCHANGE-USER-TOKEN",
+}
+REMOVED_PROPERTY = {"UsersMe": ("accessTokens", "USERS-ME-NO-ACCESS-TOKENS"),
+                    "ExchangeCodeResponse": ("accessToken", "EXCHANGE-NO-ACCESS-TOKEN")}
+NAME_REQUIREMENTS = ("CARD-NAME-REQUIRED", "CARD-NAME-STRING", "CARD-NAME-MAX-REJECTED",
+                     "CARD-NAME-MAX-ACCEPTED")
+
+
+def requirement_ids(number: int, negative: bool = True) -> list[str]:
+    """What the checks run on an operation's responses prove (never an INFO requirement)."""
+    ids = ["NO-SERVER-ERROR", "SUCCESS-STATUS-200", "JSON-RESPONSES"]
+    schema_name = spec.operation(number).response_schema
+    if schema_name:
+        ids.append(SCHEMA_REQUIREMENT[schema_name])
+        if schema_name in REMOVED_PROPERTY:
+            ids.append(REMOVED_PROPERTY[schema_name][1])
+        ids += [c.requirement for c in checks.checks_for(number) if c.requirement not in ids]
+    if spec.operation(number).auth_required:
+        ids.append("AUTH-KEY-REQUIRED")
+    if negative and number == EXACT_BODY_OP:
+        ids += NAME_REQUIREMENTS
+    if negative and number in MALFORMED_JSON_OPS and spec.operation(number).body_schema_shown:
+        ids.append("REJECT-MALFORMED-JSON")  # schemathesis sends non-JSON only to these
+    return ids
+
+
+# Requirements a refusal still proves something about: no 5xx, and the rejections of input the
+# interface forbids. Every other one a property test names is judged on 2xx answers only.
+JUDGED_ON_REFUSALS = frozenset({"NO-SERVER-ERROR", *NAME_REQUIREMENTS, "REJECT-MALFORMED-JSON"})
+STATUSES = pytest.StashKey[dict[int, Counter[int]]]()  # operation -> statuses of its answers
+
+
+def answered(item: pytest.Item, number: int | None, status: int) -> None:
+    """Note an answer a property test judged, and record (failures.not_checked) what the
+    test's answers so far leave unchecked, so that the report does not count it there."""
+    if number is None:
+        return
+    seen = item.stash.setdefault(STATUSES, {})
+    seen.setdefault(number, Counter())[status] += 1
+    not_checked(item, unchecked(seen, marked_requirement_ids(item), item_operations(item)))
+
+
+def unchecked(seen: dict[int, Counter[int]], named: list[str],
+              ops: list[int]) -> dict[str, dict[int, str]]:
+    """requirement -> {operation: why} for what answers with these statuses did not check: on an
+    operation no request reached, everything; on one that never answered a 2xx, all but what a
+    refusal proves; and what the operation's checks never judge (the stateful test names the
+    requirements of all its operations)."""
+    found: dict[str, dict[int, str]] = {}
+    for number in ops:
+        statuses = seen.get(number, Counter())
+        judged = requirement_ids(number)
+        if not statuses:
+            missing, why = named, f"op {number}: no generated request was sent"
+        elif not any(200 <= s < 300 for s in statuses):
+            shown = ", ".join(f"{s} x {n}" for s, n in sorted(statuses.items()))
+            missing = [r for r in named if r not in JUDGED_ON_REFUSALS]
+            why = f"op {number}: no generated request got a 2xx (statuses seen: {shown})"
+        else:
+            missing, why = [], ""
+        for req in named:
+            if req in missing:
+                found.setdefault(req, {})[number] = why
+            elif req not in judged:
+                found.setdefault(req, {})[number] = f"op {number}: its checks do not judge it"
+    return found
+
+
+def _schema_requirement(number: int, failure: Failure) -> str:
+    schema_name = spec.operation(number).response_schema or ""
+    removed = REMOVED_PROPERTY.get(schema_name)
+    path = list(getattr(failure, "schema_path", ()))
+    if removed and "not" in path:  # not: {required: [..]}
+        return removed[1]
+    if schema_name == "Card" and path[-1:] == ["required"] and _lacks_only_card_records(failure):
+        return "CARD-PLUGINS-PROJECTS"
+    return SCHEMA_REQUIREMENT.get(schema_name, "JSON-RESPONSES")
+
+
+def _lacks_only_card_records(failure: Failure) -> bool:
+    """A Card whose only missing required properties are plugins and projects."""
+    instance = getattr(failure, "instance", None)
+    if not isinstance(instance, dict):
+        return False
+    required = spec.document()["components"]["schemas"]["Card"]["required"]
+    missing = {name for name in required if name not in instance}
+    return bool(missing) and missing <= set(checks.CARD_RECORDS)
+
+
+def requirement_of(failure: Failure, number: int, case: CaseInfo, status: int) -> str | None:
+    """The requirement a schemathesis failure breaks; None for what is no failure here."""
+    kind = type(failure).__name__
+    if isinstance(failure, CustomFailure):
+        name = re.search(r"`?(boardcert_\w+)`?", failure.title)
+        if name and name.group(1) in CHECK_REQUIREMENT:
+            return CHECK_REQUIREMENT[name.group(1)]
+        return BOARDCERT_CHECKS[name.group(1)][1] if name else None
+    if kind in ("ServerError", "ContentTypeServerError"):
+        return "NO-SERVER-ERROR"
+    if kind == "UndefinedStatusCode":
+        return "SUCCESS-STATUS-200" if 200 <= status < 300 else None
+    if kind == "UndefinedContentType" and _is_json_type(getattr(failure, "content_type", "")):
+        return None
+    if kind in ("MissingContentType", "UndefinedContentType", "MalformedMediaType",
+                "MalformedJson", "ContentDeserializationError"):
+        return "JSON-RESPONSES"
+    if kind in ("JsonSchemaError", "DiscriminatorMismatch"):
+        return _schema_requirement(number, failure)
+    if kind == "AcceptedNegativeData":  # a 5xx is NO-SERVER-ERROR's; a MUST breaks on a 2xx
+        if status >= 500 and case.rejection \
+                and requirements.catalogue()[case.rejection].level == "MUST":
+            return None
+        return case.rejection
+    if kind == "RejectedPositiveData":
+        return case.acceptance
+    return None
+
+
+def _is_json_type(content_type: str) -> bool:
+    media = content_type.split(";")[0].strip().lower()
+    return media == "application/json" or media.endswith("+json")
+
+
+def _check_name(failure: Failure) -> str:
+    if isinstance(failure, CustomFailure):
+        found = re.search(r"`?(boardcert_\w+)`?", failure.title)
+        return found.group(1) if found else failure.title
+    return failure.checks[0] if failure.checks else type(failure).__name__
+
+
+class PropertyViolation(Violation):
+    """A generated request got an answer the interface does not allow."""
+
+    traceback = False  # through schemathesis and Hypothesis: the message says it all
+
+
+@cache
+def _violation(requirement: str) -> type[PropertyViolation]:
+    # One class per requirement, so Hypothesis reports distinct requirements as distinct bugs.
+    name = "Violation_" + requirement.replace("-", "_")
+    return type(name, (PropertyViolation,), {"__module__": __name__, "requirement": requirement})
+
+
+def _what(failure: Failure) -> str:
+    """What is wrong, in one line: a boardcert check's own sentence, else schemathesis's title
+    and the first line of its message."""
+    first = next((line.strip() for line in (failure.message or "").splitlines()
+                  if line.strip()), "")
+    if isinstance(failure, CustomFailure) and first:
+        return first
+    return f"{failure.title}: {first}" if first else failure.title
+
+
+# --- judging an answer -----------------------------------------------------------------------
+
+@dataclass(repr=False)
+class Judge:
+    """Runs the checks that apply to a case on its answer, and turns their failures into a
+    violation of requirements, with the exchanges (the key masked)."""
+
+    target: Target
+    _auth_confirmed: set[int] = field(default_factory=set)
+
+    @cached_property
+    def key_check(self) -> Callable[..., None]:
+        return key_required(self.target.timeout)
+
+    def checks_for(self, number: int, info: CaseInfo) -> list[Callable[..., Any]]:
+        found = [not_a_server_error, status_code_conformance]
+        if spec.operation(number).body_shown:
+            found += [content_type_conformance, response_schema_conformance]
+        else:
+            found.append(json_payload)
+        found += [BOARDCERT_CHECKS[f"boardcert_{c.name}"][0] for c in checks.checks_for(number)]
+        if spec.operation(number).auth_required and number not in self._auth_confirmed:
+            found.append(self.key_check)  # two probes per operation are enough
+        if info.rejection:
+            found.append(negative_data_rejection)
+        if info.acceptance:
+            found.append(positive_data_acceptance)
+        return found
+
+    def validate(self, case: Any, response: Any, info: CaseInfo) -> None:
+        number = operation_number(case)
+        if number is None:
+            return
+        chosen = self.checks_for(number, info)
+        try:
+            case.validate_response(response, checks=chosen,
+                                   headers={KEY_HEADER: self.target.api_key},
+                                   transport_kwargs={"timeout": self.target.timeout})
+        except FailureGroup as group:
+            found = [(req, f) for f in group.exceptions
+                     if (req := requirement_of(f, number, info, response.status_code))]
+            if found:
+                raise self.violation(number, case, response, found) from None
+        if self.key_check in chosen and 200 <= response.status_code < 300:
+            self._auth_confirmed.add(number)
+
+    def violation(self, number: int, case: Any, response: Any,
+                  found: list[tuple[str, Failure]]) -> PropertyViolation:
+        op = spec.operation(number)
+        found = sorted(found, key=lambda item: item[0])
+        more = f" (and {len(found) - 1} more check{'s' if len(found) > 2 else ''})" \
+            if len(found) > 1 else ""
+        lines = [f"[{found[0][0]}] op {number} {op.label} ({op.operation_id}): "
+                 f"{_what(found[0][1])}{more}"]
+        for req, failure in found:
+            lines.append(f"  [{req}] {_check_name(failure)}: {failure.title}")
+            if failure.message:
+                lines += [f"      {line}" for line in failure.message.splitlines()]
+        ids = sorted({req for req, _ in found})
+        message = Redactor([self.target.api_key]).text("\n".join(lines))
+        sent, probe = self.key_check.probes.pop(id(response), (None, None))
+        shown = [self.exchange(response)]
+        if sent is response:  # the key check's request without the key (or a wrong one)
+            shown.append(self.exchange(probe))
+        return _violation(ids[0])(message, ids, shown)
+
+    def exchange(self, response: Any) -> Exchange:
+        """A schemathesis response as an exchange: the request with the key masked, the
+        response as it came (masked when shown)."""
+        request, redactor = response.request, Redactor([self.target.api_key])
+        body = request.body.encode() if isinstance(request.body, str) else request.body
+        elapsed = response.elapsed  # seconds; a timedelta from requests (the key check's)
+        return Exchange(
+            method=request.method, url=redactor.text(request.url),
+            request_headers={k: redactor.header(v) for k, v in request.headers.items()},
+            request_body=recorded_body(body, redactor) if body else None,
+            status=response.status_code,
+            headers={k: v if isinstance(v, str) else ", ".join(v)
+                     for k, v in response.headers.items()},
+            content=response.content, redactor=redactor,
+            elapsed=elapsed.total_seconds() if hasattr(elapsed, "total_seconds") else elapsed)

@@ -1,0 +1,76 @@
+"""The schema the property tests generate from, shaped by this run's budget and seed (RUN)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import schemathesis
+
+from boardcert import spec
+from boardcert.budget import BUDGETS, DEFAULT_SEED, Budget
+from boardcert.config import Profile
+from boardcert.paths import OPENAPI
+
+
+@dataclass
+class _Run:
+    """What pytest_configure decided, read by the suite when it is imported (collected)."""
+
+    budget: Budget = BUDGETS["standard"]
+    seed: int = DEFAULT_SEED
+    rate_limit: float | None = None
+    profile: Profile | None = None
+
+
+RUN = _Run()
+SEED_OPTION = "hypothesis_seed"  # dest of Hypothesis's own --hypothesis-seed
+
+EXACT_BODY_OP, NAME_MAX = 16, 25000  # op 16: the operation whose body the interface makes exact
+LABELS = {op.label: n for n, op in spec.operations().items()}
+
+
+def load_schema() -> Any:
+    """spec/openapi.yaml for schemathesis, shaped by the budget and seed of this run.
+
+    No schemathesis.toml is read (the config is given), no example database is written, only
+    the links of the spec drive the state machine (no inferred links), and the coverage phase
+    sends no undocumented methods (what answers them is not the interface's business)."""
+    budget = RUN.budget
+    data: dict[str, Any] = {
+        "seed": RUN.seed,
+        "generation": {"max-examples": budget.max_examples, "database": "none",
+                       "no-shrink": not budget.shrink},
+        "phases": {
+            "examples": {"enabled": False},  # the spec has no examples
+            "coverage": {"enabled": budget.coverage, "unexpected-methods": []},
+            "stateful": {"inference": {"algorithms": []}},
+        },
+        # A rejection is any 4xx, whatever the status (policy, section 2).
+        "checks": {"negative_data_rejection": {"expected-statuses": ["4XX"]},
+                   "positive_data_acceptance": {"expected-statuses": ["2XX"]}},
+    }
+    operations: list[dict[str, Any]] = []
+    if not budget.coverage:  # op 16's boundaries (25000 / 25001) are worth it at any budget
+        operations.append({"include-operation-id": spec.operation(EXACT_BODY_OP).operation_id,
+                           "phases": {"coverage": {"enabled": True, "unexpected-methods": []}}})
+    few = max(2, budget.max_examples // 5)
+    if few < budget.max_examples:  # all they take is path ids, which the arena replaces
+        operations.append({"include-operation-id": [spec.operation(n).operation_id
+                                                    for n in without_body()],
+                           "generation": {"max-examples": few}})
+    if operations:
+        data["operations"] = operations
+    if RUN.rate_limit:
+        data["rate-limit"] = f"{max(1, int(RUN.rate_limit * 60))}/m"
+    return schemathesis.openapi.from_path(OPENAPI, config=schemathesis.Config.from_dict(data))
+
+
+def without_body() -> list[int]:
+    """Operations that take no body: nothing generated reaches the server but the key."""
+    return [n for n, op in spec.operations().items() if not op.takes_body]
+
+
+def operation_number(case: Any) -> int | None:
+    number = case.operation.definition.raw.get("x-operation")
+    return int(number) if number is not None else None

@@ -27,7 +27,7 @@ pytest_plugins = ["boardcert.markers",  # requirement markers, --read-only skips
                   "boardcert.failures",  # a test's exception as data (requirements, evidence)
                   "boardcert.results",  # the compliance report
                   "boardcert.allure_results",  # what allure shows: identity, labels, environment
-                  "boardcert.junit",  # junit.xml: xunit1 (testcase properties), one-line messages
+                  "boardcert.junit",  # junit.xml (junit-10.xsd), junit-properties.xml
                   "boardcert.properties"]  # --budget, the Hypothesis seed, schemathesis items
 
 

@@ -132,7 +132,7 @@ def record_exchanges(item: pytest.Item) -> None:
             name=f"{len(made) - len(shown)} earlier exchanges (not shown)", status="skipped",
             start=now(), stop=now()))
         logger.stop_step(step)
-    shown += [x for x in evidence if x not in made]  # sent by schemathesis
+    shown += [x for x in evidence if x not in made]  # schemathesis sent it, or an earlier test
     for x in shown:
         started = now()
         target = urlsplit(x["url"])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from boardcert import cli, config, options, plugin
+from boardcert import cli, options, plugin
 from boardcert.cli import session
 
 
@@ -52,7 +52,6 @@ def test_each_option_is_declared_in_one_place():
     own = set(run) - table - {"-h", "--help"}
     assert own == {"--strict", "--output", "-n", "--workers", "--max-failures", "--bundle",
                    "--sign-key", "--baseline", "--known-failures"}
-    assert set(config.FLAGS) <= set(options.BY_DEST)
 
 
 def test_options_given_reach_pytest_as_given_but_the_key(tmp_path):

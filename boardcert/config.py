@@ -15,13 +15,13 @@ import jsonschema
 import yaml
 
 from boardcert.errors import ConfigError, NotAssessed
-from boardcert.options import OPTIONS
 from boardcert.paths import DEFAULT_PROFILE, PROFILE_SCHEMA
 
 PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 # Every "{placeholder}" a profile's bodies and entity_id may use (the suite fills them in); a
 # profile naming another is refused when it is loaded. Add a new one here, where its value is
-# built (plugin.py, properties/arena.py, the suites' values()) and in spec/profiles/reference.yaml.
+# built (boardcert.board.placeholders(), discovery/, properties/arena.py) and in
+# spec/profiles/reference.yaml.
 PLACEHOLDERS = frozenset({
     "name", "alias", "key", "value", "code", "project_id", "row_id", "column_id",
     "other_column_id", "card_id", "card_ids", "row_ids", "column_ids", "after_card_id",
@@ -204,10 +204,12 @@ class Target:
     project_id: str | None = None  # --read-only: the existing project to read (ops 3 and 6)
 
 
-# What `resolve` reads: the flags (as argparse and pytest name them) and the variables that
-# stand in for a flag not given; both declared with the options, in boardcert.options.
-FLAGS = tuple(option.dest for option in OPTIONS if option.target)
-ENV = {option.dest: option.env for option in OPTIONS if option.env}
+# What `resolve` reads: the flags (as argparse and pytest name them) ...
+FLAGS = ("base_url", "api_key", "profile", "request_timeout", "rate_limit", "max_body",
+         "read_only", "project_id")
+# ... and the variable that stands in for a flag not given.
+ENV = {"base_url": "BOARDCERT_BASE_URL", "api_key": "BOARDCERT_API_KEY",
+       "profile": "BOARDCERT_PROFILE", "request_timeout": "BOARDCERT_TIMEOUT"}
 
 
 def resolve(flags: Mapping[str, Any], environ: Mapping[str, str], workers: int = 1) -> Target:

@@ -9,6 +9,9 @@
     └── Violation            the server broke a requirement (a test failure); carries the ids of
         │                    the requirements it breaks and the exchanges that show it
         ├── ExchangeError    one request got no usable response (timeout, reset, oversized body)
+        ├── SetUpError       the server would not make what a test needs (a factory's request
+        │                    failed): the test errors, its requirements are not assessed; the
+        │                    creating operation's own tests judge that operation
         └── PropertyViolation (boardcert.properties) a generated request got an answer the
                              interface does not allow; one subclass per requirement
 
@@ -61,6 +64,11 @@ class Violation(AssertionError):
 
 class ExchangeError(Violation):
     """A request got no usable response (timeout, reset, oversized body); carries evidence."""
+
+
+class SetUpError(Violation):
+    """The server would not make what a test needs: not a failure of the test's requirements
+    (the test errors: they are not assessed); carries the exchange that shows it."""
 
 
 def violations(exc: BaseException) -> list[Violation]:

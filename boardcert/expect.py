@@ -4,12 +4,14 @@ says what was expected and what came back."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from boardcert import checks, requirements
 from boardcert.api import misfit
 from boardcert.client import Exchange
-from boardcert.errors import Violation
+from boardcert.errors import NotAssessed, Violation
 
 
 def fail(requirement: str, expected: str, exchange: Exchange | None = None, got: str = "") -> None:
@@ -77,6 +79,34 @@ def unchanged(requirement: str, what: str, before: Any, after: Any,
         found = differences(before, after)
         shown = "; ".join(found[:5]) + (f"; and {len(found) - 5} more" if len(found) > 5 else "")
         fail(requirement, f"{what} to be unchanged", exchange, got=f"changed: {shown}")
+
+
+@dataclass
+class Outcome:
+    """A request, and what it could change read before and after it (None: not read)."""
+
+    exchange: Exchange
+    before: Any = None
+    after: Any = None
+    created: str | None = None  # what it created after all ("a project"), to be cleaned up
+    unreadable: NotAssessed | None = None  # why what it could change could not be read
+
+
+def observed(send: Callable[[], Exchange], read: Callable[[], Any]) -> Outcome:
+    """The request `send` makes, between two readings by `read` of what it could change."""
+    before = read()
+    exchange = send()
+    return Outcome(exchange, before, read())
+
+
+def changes_nothing(requirement: str, what: str, outcome: Outcome) -> None:
+    """The request created nothing and `what` it could change reads back as it was."""
+    if outcome.unreadable is not None:
+        raise outcome.unreadable
+    if outcome.created:
+        fail(requirement, f"{what} to be unchanged", outcome.exchange,
+             got=f"{outcome.created} created")
+    unchanged(requirement, what, outcome.before, outcome.after, outcome.exchange)
 
 
 def differences(before: Any, after: Any, where: str = "") -> list[str]:

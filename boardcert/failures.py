@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from boardcert.errors import ConfigError, NotAssessed, violations
+from boardcert.errors import ConfigError, NotAssessed, SetUpError, violations
 from boardcert.markers import requirement_ids
 from boardcert.report.build import BUG
 from boardcert.report.render import evidence_text, exchange_text
@@ -108,10 +108,12 @@ def _attach(exchanges: list[dict[str, Any]]) -> None:
 
 
 def is_check(exc: BaseException) -> bool:
-    """A failed check about the server (an assertion), not a test that broke."""
+    """A failed check about the server (an assertion), not a test that broke or could not be
+    set up (SetUpError: the server would not make what it needs)."""
     if isinstance(exc, BaseExceptionGroup):
         return all(is_check(e) for e in exc.exceptions)
-    return isinstance(exc, AssertionError | pytest.fail.Exception)
+    return isinstance(exc, AssertionError | pytest.fail.Exception) \
+        and not isinstance(exc, SetUpError)
 
 
 def is_bug(exc: BaseException) -> bool:

@@ -1,7 +1,7 @@
 """The fixtures the suites use (pytest plugin module): the operations (`api`, after discovery),
 the organization, factories that create what a test needs (`make_project`, `make_row`,
-`make_column`, `make_card`, each returning a `Made`), the shared `board`, the test's own
-`fresh_board`, the project to read under --read-only, and `observe` for INFO.
+`make_column`, `make_card`, each returning a `Made`; `make_board`), the shared `board`, the
+test's own `fresh_board`, the project to read under --read-only, and `observe` for INFO.
 (`target`, `client`: boardcert.target; `ledger`: boardcert.cleanup.)"""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ import pytest
 
 from boardcert import requirements
 from boardcert.api import Api, find_named, misfit
-from boardcert.board import Board, Made, unique
+from boardcert.board import Board, Made, build, give_metadata, unique
 from boardcert.client import Client, Exchange
 from boardcert.config import NotAssessed, Profile, Target
 from boardcert.discovery import Discovery, Finding, discover, organization_of
-from boardcert.errors import Violation
+from boardcert.errors import SetUpError
 from boardcert.ledger import Ledger
 
 
@@ -80,8 +80,8 @@ def row_name_property(api: Api, profile: Profile, make_project) -> str:
 
 def _created(exchange: Exchange, what: str, number: int) -> Any:
     if exchange.status != 200:
-        raise misfit(exchange) or Violation(
-            f"could not create a {what} for the test (op {number} answered "
+        raise misfit(exchange) or SetUpError(
+            f"set-up: could not create a {what} for the test (op {number} answered "
             f"{exchange.status}, expected 200)", exchanges=[exchange])
     return exchange.json()
 
@@ -94,7 +94,7 @@ def make_project(api: Api, ledger: Ledger, organization_id: str) -> Callable[...
                             json=api.body("create_project", name=name))
         body = _created(exchange, "project", 2)
         if not isinstance(body, dict) or "id" not in body:
-            raise Violation("op 2 answered no top-level id", exchanges=[exchange])
+            raise SetUpError("set-up: op 2 answered no top-level id", exchanges=[exchange])
         entry = ledger.add("project", projectId=str(body["id"]))
         return Made(str(body["id"]), name, body, entry, exchange)
     return make
@@ -137,20 +137,26 @@ def make_card(api: Api, ledger: Ledger) -> Callable[..., Made]:
                             json=api.body("create_card", name=name))
         body = _created(exchange, "card", 15)
         if not isinstance(body, dict) or "id" not in body:
-            raise Violation("op 15 answered no card id", exchanges=[exchange])
+            raise SetUpError("set-up: op 15 answered no card id", exchanges=[exchange])
         entry = ledger.add("card", project.entry, projectId=project.id, cardId=str(body["id"]))
         return Made(str(body["id"]), name, body, entry, exchange)
     return make
 
 
 @pytest.fixture(scope="session")
-def board(make_project, make_row, make_column, make_card) -> Board:
+def make_board(api: Api, make_project, make_row, make_column, make_card) -> Callable[..., Board]:
+    """`make_board(rows=1, metadata=False)`: a Board of the caller's own (boardcert.board);
+    with `metadata`, the first card gets a metadata entry."""
+    def make(rows: int = 1, metadata: bool = False) -> Board:
+        made = build(make_project, make_row, make_column, make_card, rows)
+        return give_metadata(api, made) if metadata else made
+    return make
+
+
+@pytest.fixture(scope="session")
+def board(make_board) -> Board:
     """Shared set-up for tests that only read: never change it in a test."""
-    project = make_project()
-    row = make_row(project)
-    columns = [make_column(project, row), make_column(project, row)]
-    cards = [make_card(project, columns[0]) for _ in range(3)]
-    return Board(project, row, columns, cards)
+    return make_board()
 
 
 @pytest.fixture(scope="session")
@@ -176,13 +182,9 @@ def readable_project(request: pytest.FixtureRequest, target: Target, api: Api) -
 
 
 @pytest.fixture
-def fresh_board(make_project, make_row, make_column, make_card) -> Board:
+def fresh_board(make_board) -> Board:
     """A board of the test's own, to change."""
-    project = make_project()
-    row = make_row(project)
-    columns = [make_column(project, row), make_column(project, row)]
-    cards = [make_card(project, columns[0]) for _ in range(3)]
-    return Board(project, row, columns, cards)
+    return make_board()
 
 
 @pytest.fixture

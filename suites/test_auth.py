@@ -17,9 +17,9 @@ import pytest
 
 from boardcert import expect, spec
 from boardcert.api import Api, mentions, misfit
-from boardcert.board import Made, unique
+from boardcert.board import Board, placeholders, project_state, unique
 from boardcert.client import Exchange
-from boardcert.config import NotAssessed, fill
+from boardcert.config import NotAssessed
 
 LISTED = [op.number for op in spec.operations().values() if op.auth_required]
 UNLISTED = [op.number for op in spec.operations().values() if not op.auth_required]
@@ -41,38 +41,17 @@ KEYS: dict[str, Callable[[str], str | None]] = {
 }
 
 
-@dataclass
-class AuthBoard:
-    """A project with two rows, two columns in the first, three cards in the first column and
-    a metadata entry on the first card (for operation 19)."""
-
-    project: Made
-    rows: list[Made]
-    columns: list[Made]
-    cards: list[Made]
-    metadata: tuple[str, str] | None
-
-
-@dataclass
-class Outcome:
-    """One request without a valid key, and what it could change, read before and after."""
-
-    exchange: Exchange
-    before: dict[str, Any]
-    after: dict[str, Any]
-
-
 class Boards:
     """The module's board: built on first use, and again after a call may have changed it;
     and the outcome of each keyless request, made once for the tests that judge it."""
 
-    def __init__(self, build: Callable[[], AuthBoard]) -> None:
+    def __init__(self, build: Callable[[], Board]) -> None:
         self._build = build
-        self._board: AuthBoard | None = None
-        self.outcomes: dict[tuple[int, str], Outcome] = {}
+        self._board: Board | None = None
+        self.outcomes: dict[tuple[int, str], expect.Outcome] = {}
         self.last_read: dict[str, Any] | None = None  # the board's project, if nothing since
 
-    def get(self) -> AuthBoard:
+    def get(self) -> Board:
         if self._board is None:
             self._board = self._build()
         return self._board
@@ -82,24 +61,11 @@ class Boards:
 
 
 @pytest.fixture(scope="module")
-def boards(request: pytest.FixtureRequest, api, profile) -> Boards:
-    def build() -> AuthBoard:
-        # The factories are looked up here, so tests that need no board (op 1) do not depend
-        # on them (and on the organization they need).
-        make_project, make_row, make_column, make_card = (request.getfixturevalue(
-            name) for name in ("make_project", "make_row", "make_column", "make_card"))
-        project = make_project()
-        rows = [make_row(project), make_row(project)]
-        columns = [make_column(project, rows[0]), make_column(project, rows[0])]
-        cards = [make_card(project, columns[0]) for _ in range(3)]
-        metadata = None
-        if profile.has("bodies.add_card_metadata"):
-            key, value = unique("key"), unique("value")
-            exchange = api.call(21, projectId=project.id, cardId=cards[0].id,
-                                json=api.body("add_card_metadata", key=key, value=value))
-            metadata = (key, value) if exchange.status == 200 else None
-        return AuthBoard(project, rows, columns, cards, metadata)
-    return Boards(build)
+def boards(request: pytest.FixtureRequest) -> Boards:
+    """A board with two rows (for operation 9) and a metadata entry on its first card (for
+    operation 19). The factories are looked up on first use, so tests that need no board
+    (op 1) do not depend on them (and on the organization they need)."""
+    return Boards(lambda: request.getfixturevalue("make_board")(rows=2, metadata=True))
 
 
 @dataclass
@@ -129,23 +95,11 @@ class Scene:
         return self.request.getfixturevalue("board") if self.read_only else self.boards.get()
 
     def values(self, **extra: Any) -> dict[str, Any]:
-        """Every placeholder a profile body may use, for this board."""
+        """Every placeholder a profile body may use, for this board; rows and columns in
+        reverse, so that a reorder changes something."""
         b = self.board
-        cards = [c.id for c in b.cards]
-        values = {
-            "name": unique("name"), "alias": unique("alias"), "key": unique("key"),
-            "value": unique("value"), "project_id": b.project.id,
-            "row_id": b.rows[0].id, "row_ids": [r.id for r in b.rows][::-1],
-            "column_id": b.columns[0].id, "other_column_id": b.columns[1].id,
-            "column_ids": [c.id for c in b.columns][::-1], "card_id": cards[0],
-            "card_ids": cards[:1], "after_card_id": cards[2], "before_card_id": cards[1],
-            "code": self.profile.data.get("exchange_code"),
-            "plugin_id": self.profile.data.get("plugin_id"),
-        }
-        values |= extra
-        if self.profile.has("entity_id"):
-            values["entity_id"] = fill(self.profile.get("entity_id"), values, "entity_id")
-        return values
+        return placeholders(b, self.profile, row_ids=[r.id for r in b.rows][::-1],
+                            column_ids=[c.id for c in b.columns][::-1], **extra)
 
     def body(self, body_name: str, /, **extra: Any) -> Any:
         return self.profile.body(body_name, **self.values(**extra))
@@ -172,9 +126,7 @@ class Scene:
     def project_state(self, project_id: str) -> dict[str, Any]:
         """A fresh operation 3, or the last one if no request was sent since."""
         if self.boards.last_read is None or self.boards.last_read["id"] != project_id:
-            read = self.api.call(3, projectId=project_id)
-            self.boards.last_read = {"id": project_id, "status": read.status,
-                                     "body": read.json() if read.status == 200 else None}
+            self.boards.last_read = {"id": project_id} | project_state(self.api, project_id)
         return self.boards.last_read
 
     def adopt(self, call: Call, answer: Exchange) -> str | None:
@@ -187,7 +139,7 @@ class Scene:
             return str(body["id"])
         return None
 
-    def without_key(self, number: int, variant: str, api_key: str) -> Outcome:
+    def without_key(self, number: int, variant: str, api_key: str) -> expect.Outcome:
         """Operation `number` sent with a key that is not valid (once per variant)."""
         done = self.boards.outcomes.get((number, variant))
         if done is None:
@@ -196,7 +148,8 @@ class Scene:
             exchange = self.send(call, key=KEYS[variant](api_key))
             after = self.state(call, exchange)  # adopts a project op 2 created after all
             self.settle(exchange, changed=before != after)
-            done = self.boards.outcomes[(number, variant)] = Outcome(exchange, before, after)
+            done = self.boards.outcomes[(number, variant)] = expect.Outcome(exchange, before,
+                                                                            after)
         return done
 
     def settle(self, exchange: Exchange, changed: bool = False) -> None:
@@ -369,10 +322,9 @@ def test_key_rejection_status_is_recorded(number, scene, target, observe):
     for v in KEYS])
 def test_request_without_valid_key_changes_nothing(number, variant, scene, target):
     """A state-changing listed operation rejected for its key leaves every resource as it was."""
-    outcome = scene.without_key(number, variant, target.api_key)
-    expect.unchanged("AUTH-REJECTED-CHANGES-NOTHING",
-                     f"what {_label(number)} with {variant} could change", outcome.before,
-                     outcome.after, outcome.exchange)
+    expect.changes_nothing("AUTH-REJECTED-CHANGES-NOTHING",
+                           f"what {_label(number)} with {variant} could change",
+                           scene.without_key(number, variant, target.api_key))
 
 
 # --- AUTH-VALID-KEY-ACCEPTED ---------------------------------------------------------------

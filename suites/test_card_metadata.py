@@ -8,7 +8,7 @@ import pytest
 
 from boardcert import checks, expect
 from boardcert.api import misfit
-from boardcert.board import unique
+from boardcert.board import placeholders, unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
 
@@ -23,10 +23,7 @@ class Metadata:
         self.id_is_key = bool(profile.data.get("metadata_id_is_key"))
 
     def values(self) -> dict[str, Any]:
-        b = self.board
-        return {"project_id": b.project.id, "row_id": b.row.id, "column_id": b.columns[0].id,
-                "other_column_id": b.columns[1].id, "card_id": self.card.id,
-                "card_ids": [self.card.id], "key": self.key, "value": self.value}
+        return placeholders(self.board, key=self.key, value=self.value)
 
     def add(self) -> Exchange:
         return self.api.call(21, projectId=self.board.project.id, cardId=self.card.id,

@@ -9,7 +9,7 @@ import pytest
 
 from boardcert import checks, expect
 from boardcert.api import ids_in_order, misfit
-from boardcert.board import Board, unique
+from boardcert.board import Board, profile_body, unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
 
@@ -19,17 +19,6 @@ CARD_OPS = (15, 16, 17, 18, 19, 20)
 ANCHORS = ("afterCardId", "beforeCardId")
 
 
-def _values(board: Board, **extra: Any) -> dict[str, Any]:
-    """The placeholders a profile body may use, for this board."""
-    return {
-        "project_id": board.project.id, "row_id": board.row.id,
-        "column_id": board.columns[0].id, "other_column_id": board.columns[1].id,
-        "card_id": board.cards[0].id, "card_ids": [board.cards[0].id], "name": unique("card"),
-        "alias": unique("alias"), "key": unique("key"), "value": unique("value"),
-        "after_card_id": board.cards[2].id, "before_card_id": board.cards[1].id,
-    } | extra
-
-
 def _move(api, board: Board, number: int, moved: str, anchor: dict[str, str]) -> Exchange:
     """Op 18 (by ids) or op 19 (by metadata given to the card first) with one ordering property
     (a server may require one: they are only "optional-looking"), and no other."""
@@ -37,18 +26,18 @@ def _move(api, board: Board, number: int, moved: str, anchor: dict[str, str]) ->
               "before_card_id": anchor.get("beforeCardId")}
     placed = {k: v for k, v in placed.items() if v is not None}
     if number == 18:
-        body = api.body("move_cards", **_values(board, card_id=moved, card_ids=[moved],
-                                                **placed))
+        body = profile_body(api.profile, "move_cards", board, card_id=moved, card_ids=[moved],
+                            **placed)
     else:
         key, value = unique("key"), unique("value")
         added = api.call(21, projectId=board.project.id, cardId=moved,
-                         json=api.body("add_card_metadata", **_values(
-                             board, card_id=moved, key=key, value=value)))
+                         json=profile_body(api.profile, "add_card_metadata", board,
+                                           card_id=moved, key=key, value=value))
         if added.status != 200:
             raise misfit(added) or NotAssessed(
                 f"card metadata for op 19 (op 21 answered {added.status})")
-        body = api.body("move_cards_by_metadata", **_values(board, card_id=moved, key=key,
-                                                             value=value, **placed))
+        body = profile_body(api.profile, "move_cards_by_metadata", board, card_id=moved,
+                            key=key, value=value, **placed)
     body = {k: v for k, v in body.items() if k not in ANCHORS} if isinstance(body, dict) else {}
     return api.call(number, projectId=board.project.id, json=body | anchor)
 
@@ -58,14 +47,15 @@ def _card_call(number: int) -> Callable[[Any, Board], Exchange]:
         project, card = board.project.id, board.cards[0].id
         if number == 15:
             return api.call(15, projectId=project, columnId=board.columns[0].id,
-                            json=api.body("create_card", **_values(board)))
+                            json=profile_body(api.profile, "create_card", board,
+                                              name=unique("card")))
         if number == 16:
             return api.call(16, projectId=project, cardId=card, json={"name": unique("card")})
         if number == 17:
             return api.call(17, projectId=project, cardId=card)
         if number == 20:
             return api.call(20, projectId=project, cardId=card,
-                            json=api.body("alias_card", **_values(board)))
+                            json=profile_body(api.profile, "alias_card", board))
         return _move(api, board, number, card, {"afterCardId": board.cards[2].id})
     return call
 
@@ -77,26 +67,16 @@ def _answers() -> dict[int, Exchange]:
 
 @pytest.fixture
 def answer(number: int, _answers: dict[int, Exchange], api,
-                new_board: Callable[[], Board]) -> Exchange:
+           make_board: Callable[[], Board]) -> Exchange:
     """The answer of Card-returning op `number`, called once (in set-up) on a board of its own
     and shared by the tests that only read it."""
     if number not in _answers:
-        _answers[number] = _card_call(number)(api, new_board())
+        _answers[number] = _card_call(number)(api, make_board())
     exchange = _answers[number]
     if exchange.status != 200:
         raise misfit(exchange) or NotAssessed(
             f"the Card of op {number} (it answered {exchange.status}; see OPERATION-IMPLEMENTED)")
     return exchange
-
-
-@pytest.fixture(scope="module")
-def new_board(make_project, make_row, make_column, make_card) -> Callable[[], Board]:
-    def make() -> Board:
-        project = make_project()
-        row = make_row(project)
-        columns = [make_column(project, row), make_column(project, row)]
-        return Board(project, row, columns, [make_card(project, columns[0]) for _ in range(3)])
-    return make
 
 
 def _per_operation(requirement: str) -> list[Any]:
@@ -238,7 +218,7 @@ def test_card_can_be_given_an_alias(api, fresh_board):
     """Op 20 with the profile's body answers 200 with the Card."""
     card = fresh_board.cards[0]
     exchange = api.call(20, projectId=fresh_board.project.id, cardId=card.id,
-                        json=api.body("alias_card", **_values(fresh_board)))
+                        json=profile_body(api.profile, "alias_card", fresh_board))
     body = expect.success(exchange, 20, "CARD-ALIAS")
     expect.equal("CARD-ALIAS", "the id of the Card op 20 answers", card.id,
                  str(_get(body, "id")), exchange)

@@ -14,7 +14,7 @@ import pytest
 
 from boardcert import expect, spec
 from boardcert.api import misfit
-from boardcert.board import unique
+from boardcert.board import placeholders, unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed, fill
 from boardcert.errors import Violation
@@ -48,16 +48,7 @@ class Setting:
 
     def values(self, **extra: Any) -> dict[str, Any]:
         """Every placeholder a profile body may use, for this board."""
-        b = self.board
-        values = {
-            "project_id": b.project.id, "row_id": b.row.id, "row_ids": [b.row.id],
-            "column_id": b.columns[0].id, "other_column_id": b.columns[1].id,
-            "column_ids": [c.id for c in b.columns], "card_id": b.cards[0].id,
-            "card_ids": [b.cards[0].id], "name": unique("name"), "alias": unique("alias"),
-            "key": unique("key"), "value": unique("value"), "after_card_id": b.cards[2].id,
-            "before_card_id": b.cards[1].id,
-        }
-        return values | extra
+        return placeholders(self.board, **extra)
 
     def body(self, name: str, **extra: Any) -> dict[str, Any]:
         return self.profile.body(name, **self.values(**extra))

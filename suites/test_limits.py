@@ -9,7 +9,6 @@ is read back through a fresh operation 3, after checking that operation 3 shows 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -19,6 +18,7 @@ from boardcert.api import Api, walk
 from boardcert.board import Made, unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
+from boardcert.expect import Outcome
 
 LIMIT = 25000
 ASCII, E_ACUTE, EMOJI = "a", "\u00e9", "\U0001f600"  # 1, 2 and 4 bytes in UTF-8
@@ -111,17 +111,6 @@ def known_name(api: Api, card: Made) -> str:
     return name
 
 
-@dataclass
-class Outcome:
-    """One rename by operation 16, and the stored name read by operation 3 before and after
-    (or why it could not be read)."""
-
-    exchange: Exchange
-    before: str | None = None
-    after: Any = None
-    not_readable: NotAssessed | None = None
-
-
 class Renames:
     """Each case's rename, made once for the tests that judge it, on a card of its own."""
 
@@ -146,7 +135,7 @@ class Renames:
             try:
                 before = known_name(self.api, card)
             except NotAssessed as exc:
-                outcome = Outcome(rename(self.api, card, REJECTED[case_id][0]), not_readable=exc)
+                outcome = Outcome(rename(self.api, card, REJECTED[case_id][0]), unreadable=exc)
             else:
                 outcome = Outcome(rename(self.api, card, REJECTED[case_id][0]), before)
                 self._read_after(outcome, card)
@@ -157,7 +146,7 @@ class Renames:
         try:
             outcome.after = stored_name(self.api, card)[0]
         except NotAssessed as exc:
-            outcome.not_readable = exc
+            outcome.unreadable = exc
 
 
 @pytest.fixture(scope="module")
@@ -189,8 +178,8 @@ def test_name_at_the_limit_is_read_back_whole(case_id, renames):
     name, requirement = ACCEPTED[case_id]
     outcome = renames.accepted(case_id)
     expect.success(outcome.exchange, 16, requirement)
-    if outcome.not_readable:
-        raise outcome.not_readable
+    if outcome.unreadable:
+        raise outcome.unreadable
     same_name(requirement, "the stored name (fresh operation 3)", name, outcome.after,
               outcome.exchange)
 
@@ -209,8 +198,8 @@ def test_bad_name_leaves_the_stored_name(case_id, renames):
     """After operation 16 rejects a name, the stored name is unchanged."""
     requirement = REJECTED[case_id][1]
     outcome = renames.rejected(case_id)
-    if outcome.not_readable:
-        raise outcome.not_readable
+    if outcome.unreadable:
+        raise outcome.unreadable
     same_name(requirement, "the stored name after the rejected rename", outcome.before,
               outcome.after, outcome.exchange)
 

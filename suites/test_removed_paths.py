@@ -8,36 +8,17 @@ against NO-SERVER-ERROR in a test of its own.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from boardcert import expect
 from boardcert.api import Api
-from boardcert.board import Made, unique
-from boardcert.client import Client, Exchange
+from boardcert.board import Board, placeholders, project_state, unique
+from boardcert.client import Client
 from boardcert.config import Profile, fill
+from boardcert.expect import Outcome
 from boardcert.removed import REMOVED, RemovedPath
-
-
-@dataclass
-class RemovedBoard:
-    """A project with a row of two columns, three cards in the first column, and a metadata
-    entry on the first card (so the former move-by-metadata has something to move)."""
-
-    project: Made
-    row: Made
-    columns: list[Made]
-    cards: list[Made]
-    metadata: tuple[str, str]
-
-
-@dataclass
-class Outcome:
-    before: dict[str, Any]
-    exchange: Exchange
-    after: dict[str, Any]
 
 
 class Calls:
@@ -46,7 +27,7 @@ class Calls:
 
     def __init__(self, api: Api, client: Client, profile: Profile, build: Any) -> None:
         self.api, self.client, self.profile, self.build = api, client, profile, build
-        self.board: RemovedBoard | None = None
+        self.board: Board | None = None
         self.outcomes: dict[str, Outcome] = {}
 
     def outcome(self, removed: RemovedPath) -> Outcome:
@@ -59,44 +40,27 @@ class Calls:
             self.board = self.build()
         board = self.board
         method, path, body = removed.request(self.values(board))
-        before = self.state(board)
-        exchange = self.client.request(method, path, json=body)
-        after = self.state(board)
-        if before != after or not 400 <= (exchange.status or 0) < 500:
+        outcome = expect.observed(lambda: self.client.request(method, path, json=body),
+                                  lambda: project_state(self.api, board.project.id))
+        if outcome.before != outcome.after or not 400 <= (outcome.exchange.status or 0) < 500:
             self.board = None
-        return Outcome(before, exchange, after)
+        return outcome
 
-    def state(self, board: RemovedBoard) -> dict[str, Any]:
-        read = self.api.call(3, projectId=board.project.id)
-        return {"status": read.status, "project": read.json() if read.status == 200 else None}
-
-    def values(self, board: RemovedBoard) -> dict[str, Any]:
-        cards = [card.id for card in board.cards]
-        values = {
-            "name": unique("removed"), "project_id": board.project.id, "row_id": board.row.id,
-            "column_id": board.columns[0].id, "other_column_id": board.columns[1].id,
-            "card_id": cards[0], "after_card_id": cards[2], "key": board.metadata[0],
-            "value": board.metadata[1],
-            "plugin_id": self.profile.data.get("plugin_id") or "boardcert",
-            "code": self.profile.data.get("exchange_code") or "boardcert-code",
-        }
-        template = self.profile.data.get("entity_id") or "{card_id}"
-        return values | {"entity_id": fill(template, values, "entity_id")}
+    def values(self, board: Board) -> dict[str, Any]:
+        """The board's placeholders; stand-ins where the profile has no plugin values."""
+        key, value = board.metadata or (unique("key"), unique("value"))
+        values = placeholders(board, self.profile, name=unique("removed"), key=key, value=value)
+        values.setdefault("plugin_id", "boardcert")
+        values.setdefault("code", "boardcert-code")
+        return values | {"entity_id": fill(self.profile.data.get("entity_id") or "{card_id}",
+                                           values, "entity_id")}
 
 
 @pytest.fixture(scope="module")
-def calls(api, client, profile, make_project, make_row, make_column, make_card) -> Calls:
-    def build() -> RemovedBoard:
-        project = make_project()
-        row = make_row(project)
-        columns = [make_column(project, row), make_column(project, row)]
-        cards = [make_card(project, columns[0]) for _ in range(3)]
-        key, value = unique("key"), unique("value")
-        if profile.has("bodies.add_card_metadata"):
-            api.call(21, projectId=project.id, cardId=cards[0].id,
-                     json=api.body("add_card_metadata", key=key, value=value))
-        return RemovedBoard(project, row, columns, cards, (key, value))
-    return Calls(api, client, profile, build)
+def calls(api, client, profile, make_board) -> Calls:
+    """The board has a metadata entry on its first card, so that the former move by metadata
+    has something to move."""
+    return Calls(api, client, profile, lambda: make_board(metadata=True))
 
 
 def _params(requirement: str, *also: int) -> list[Any]:
@@ -117,10 +81,9 @@ def test_removed_path_is_not_served(removed, calls):
 @pytest.mark.parametrize("removed", _params("REMOVED-PATH-NO-EFFECT", 3))
 def test_removed_path_has_no_effect(removed, calls):
     """After a call to a former path the resources it named read back unchanged."""
-    outcome = calls.outcome(removed)
-    expect.unchanged("REMOVED-PATH-NO-EFFECT", f"the project after the removed {removed.label} "
-                     f"(naming a {removed.resource})", outcome.before, outcome.after,
-                     outcome.exchange)
+    expect.changes_nothing("REMOVED-PATH-NO-EFFECT", f"the project after the removed "
+                           f"{removed.label} (naming a {removed.resource})",
+                           calls.outcome(removed))
 
 
 @pytest.mark.parametrize("removed", _params("NO-SERVER-ERROR"))

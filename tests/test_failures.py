@@ -10,7 +10,14 @@ from hypothesis.errors import FlakyStrategyDefinition
 
 from boardcert import checks, expect
 from boardcert.client import Exchange
-from boardcert.errors import ConfigError, ExchangeError, NotAssessed, Violation, violations
+from boardcert.errors import (
+    ConfigError,
+    ExchangeError,
+    NotAssessed,
+    SetUpError,
+    Violation,
+    violations,
+)
 from boardcert.failures import describe, is_bug, is_check
 
 ANSWER = Exchange("PATCH", "http://127.0.0.1:1/projects/p/cards/c", {"X-API-Key": "***"},
@@ -47,6 +54,7 @@ def test_violations_are_found_in_nested_exception_groups():
 @pytest.mark.parametrize(("exc", "check", "bug"), [
     (Violation("x"), True, False),
     (ExchangeError("request failed"), True, False),
+    (SetUpError("set-up: op 15 answered 500"), False, False),
     (AssertionError("assert 1 == 2"), True, False),
     (ExceptionGroup("x", [Violation("a"), AssertionError("b")]), True, False),
     (KeyError("rows"), False, True),

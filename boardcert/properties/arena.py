@@ -15,6 +15,7 @@ from schemathesis.core import NotSet
 
 from boardcert import spec
 from boardcert.api import Api, ids_in_order, walk
+from boardcert.board import build as build_board
 from boardcert.board import unique
 from boardcert.client import KEY_HEADER
 from boardcert.config import NotAssessed, Profile, Target, fill
@@ -79,10 +80,9 @@ class Arena:
 
     def build(self) -> Arena:
         make = self.make
-        self.project = make["project"]()
-        self.row = make["row"](self.project)
-        self.columns = [make["column"](self.project, self.row) for _ in range(2)]
-        self.cards = [make["card"](self.project, self.columns[0]) for _ in range(3)]
+        board = build_board(make["project"], make["row"], make["column"], make["card"])
+        self.project, self.row, self.columns, self.cards = \
+            board.project, board.row, board.columns, board.cards
         key, value = unique("meta"), "bc-value"
         if self._setup_call(21, "add_card_metadata", dict(key=key, value=value),
                             projectId=self.project.id, cardId=self.cards[1].id):

@@ -8,6 +8,10 @@ without `--alluredir`).
 - Labels where they mean something: epic (the interface), a feature per operation for a test
   of a few operations, a story per requirement, the level as severity and tag; the marker
   tags boardcert adds for `-m` (`op16`, requirement ids) are dropped (they repeat the labels).
+- Each exchange of a test is a step (`GET /users/me -> 200`), the failure's own marked failed;
+  a property test's or the state machine's failing example (sent by schemathesis, not
+  boardcert's client) a step too. A failed test's steps carry their request (with its curl
+  line) and response attached, and the test its failure's exchanges (failures.py).
 - `environment.properties` and `executor.json` beside the results: target, versions, budget,
   seed, profile file and its SHA-256. Never the key; no directory of the machine that ran it
   in any result (tracebacks show paths relative to the rootdir).
@@ -19,9 +23,11 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -30,12 +36,18 @@ from boardcert.keys import TARGET
 from boardcert.markers import item_operations, requirement_ids
 from boardcert.paths import without_machine_paths
 from boardcert.redact import Redactor
+from boardcert.report.render import request_text, response_text
 from boardcert.results import _redactor as run_redactor  # the run's one key mask
+from boardcert.target import exchanges_of
 
 SEVERITY = {"MUST": "critical", "SHOULD": "normal", "INFO": "trivial"}
 FEATURES_SHOWN = 3  # a test of more operations is one feature, not one per operation
 SEVERAL = "across operations"
 ENVIRONMENT, EXECUTOR = "environment.properties", "executor.json"
+STEPS_SHOWN = 50  # a test's last exchanges shown as steps (its failure's own always)
+# Each attachment is a file: for every exchange of a passing test, 2,700 more files in a
+# conformant run (1 to 3 s on a loaded disk). A passing test's steps go without.
+ATTACH_PASSING = False
 
 
 def _enabled(config: pytest.Config) -> bool:
@@ -54,6 +66,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
         allure.dynamic.parameter(name, value)
     for name, values in labels(item).items():
         allure.dynamic.label(name, *values)
+    record_exchanges(item)
     try:
         return (yield)
     finally:
@@ -92,6 +105,46 @@ def labels(item: pytest.Item) -> dict[str, list[str]]:
         "severity": [SEVERITY[level]],
         "tag": [level],
     }
+
+
+def record_exchanges(item: pytest.Item) -> None:
+    """The test's exchanges as steps of its Allure result; the failure's own (its evidence)
+    marked failed, broken for a test that broke; a failed test's steps with their request and
+    response attached."""
+    from allure_commons.model2 import TestStepResult
+    from allure_commons.types import AttachmentType
+    from allure_commons.utils import now
+
+    logger = item.config.pluginmanager.get_plugin("allure_listener").allure_logger
+    test = logger.get_test(None)
+    if test is None:
+        return
+    properties = dict(item.user_properties)
+    evidence = json.loads(properties.get("evidence") or "[]")
+    failing = "broken" if properties.get("outcome") == "error" else "failed"
+    attach = ATTACH_PASSING or bool(evidence)
+    made = [e.as_dict() if attach else  # as_dict makes the curl line: only for attachments
+            {"method": e.method, "url": e.url, "status": e.status, "elapsed_ms": e.elapsed * 1000}
+            for e in exchanges_of(item)]
+    shown = [x for n, x in enumerate(made) if n >= len(made) - STEPS_SHOWN or x in evidence]
+    if len(shown) < len(made):
+        logger.start_step(test.uuid, step := uuid.uuid4().hex, TestStepResult(
+            name=f"{len(made) - len(shown)} earlier exchanges (not shown)", status="skipped",
+            start=now(), stop=now()))
+        logger.stop_step(step)
+    shown += [x for x in evidence if x not in made]  # schemathesis sent it, or an earlier test
+    for x in shown:
+        started = now()
+        target = urlsplit(x["url"])
+        path = target.path + (f"?{target.query}" if target.query else "")
+        logger.start_step(test.uuid, step := uuid.uuid4().hex, TestStepResult(
+            name=f"{x['method']} {path} -> {x['status'] or 'no response'}",
+            status=failing if x in evidence else "passed", start=started,
+            stop=started + round(x.get("elapsed_ms") or 0)))
+        for name, text in (("request", request_text), ("response", response_text)) * attach:
+            logger.attach_data(uuid.uuid4().hex, text(x), name=name,
+                               attachment_type=AttachmentType.TEXT, parent_uuid=step)
+        logger.stop_step(step)
 
 
 def _drop_marker_tags(item: pytest.Item) -> None:

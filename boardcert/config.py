@@ -15,6 +15,7 @@ import jsonschema
 import yaml
 
 from boardcert.errors import ConfigError, NotAssessed
+from boardcert.options import OPTIONS
 from boardcert.paths import DEFAULT_PROFILE, PROFILE_SCHEMA
 
 PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -204,12 +205,10 @@ class Target:
     project_id: str | None = None  # --read-only: the existing project to read (ops 3 and 6)
 
 
-# What `resolve` reads: the flags (as argparse and pytest name them) ...
-FLAGS = ("base_url", "api_key", "profile", "request_timeout", "rate_limit", "max_body",
-         "read_only", "project_id")
-# ... and the variable that stands in for a flag not given.
-ENV = {"base_url": "BOARDCERT_BASE_URL", "api_key": "BOARDCERT_API_KEY",
-       "profile": "BOARDCERT_PROFILE", "request_timeout": "BOARDCERT_TIMEOUT"}
+# What `resolve` reads: the flags (as argparse and pytest name them) and the variables that
+# stand in for a flag not given; both declared with the options, in boardcert.options.
+FLAGS = tuple(option.dest for option in OPTIONS if option.target)
+ENV = {option.dest: option.env for option in OPTIONS if option.env}
 
 
 def resolve(flags: Mapping[str, Any], environ: Mapping[str, str], workers: int = 1) -> Target:

@@ -14,6 +14,7 @@ import pytest
 
 from boardcert.errors import ConfigError
 from boardcert.keys import LEDGERS, LEFT_BEHIND, TARGET
+from boardcert.options import add_to
 
 # Registered in this order; pytest calls the later ones' hooks first, so the five at the end
 # run theirs before those of the first six (properties adds requirement markers before
@@ -27,7 +28,7 @@ pytest_plugins = ["boardcert.markers",  # requirement markers, --read-only skips
                   "boardcert.failures",  # a test's exception as data (requirements, evidence)
                   "boardcert.results",  # the compliance report
                   "boardcert.allure_results",  # what allure shows: identity, labels, environment
-                  "boardcert.junit",  # junit.xml: xunit1 (testcase properties), one-line messages
+                  "boardcert.junit",  # junit.xml (junit-10.xsd), junit-properties.xml
                   "boardcert.properties"]  # --budget, the Hypothesis seed, schemathesis items
 
 
@@ -42,35 +43,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("boardcert", "boardcert: the server under test")
-    group.addoption("--base-url", help="base URL of the server under test "
-                    "(env BOARDCERT_BASE_URL; default: start the bundled reference server)")
-    group.addoption("--api-key", help="the X-API-Key value (env BOARDCERT_API_KEY)")
-    group.addoption("--profile", help="implementation profile YAML (env BOARDCERT_PROFILE; "
-                    "default spec/profiles/reference.yaml)")
-    group.addoption("--request-timeout", type=float, default=None,
-                    help="seconds before a request times out (env BOARDCERT_TIMEOUT; "
-                    "default 10)")
-    group.addoption("--rate-limit", type=float, default=None,
-                    help="at most this many requests per second, over all test workers")
-    group.addoption("--max-body", type=int, default=None, metavar="BYTES",
-                    help="largest response body read (default 8 MiB); a larger one fails "
-                    "the test")
-    group.addoption("--read-only", action="store_true", default=False,
-                    help="run only what changes nothing on the server: no request but GET, "
-                    "nothing created")
-    group.addoption("--project-id", default=None, metavar="ID",
-                    help="with --read-only: an existing project to read with ops 3 and 6 "
-                    "(default: the currentProject of GET /users/me)")
-    group.addoption("--plan", action="store_true", default=False,
-                    help="list what the run would call and create, and how it cleans up; "
-                    "call nothing")
-    group.addoption("--budget", default=None,
-                    help="schemathesis budget: quick, standard, thorough or an examples count")
-    group.addoption("--no-preflight", action="store_true", default=False,
-                    help="skip the check that GET /users/me answers JSON for the key before "
-                    "any test (only a refused connection still stops the run)")
-
+    """The options of boardcert.options (`boardcert run` declares the same, from there)."""
+    add_to(parser.getgroup("boardcert", "boardcert: the server under test"))
 
 
 def pytest_configure(config: pytest.Config) -> None:

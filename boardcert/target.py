@@ -77,8 +77,8 @@ def pytest_collection(session: pytest.Session) -> None:
     twice."""
     config = session.config
     option, target = config.option, config.stash[TARGET]
-    if not target.base_url or option.no_preflight or option.plan or option.collectonly \
-            or hasattr(config, "workerinput"):
+    if not _users_server(config) or option.no_preflight or option.plan or option.collectonly \
+            or hasattr(config, "workerinput") or preflight.checked_before(target.base_url):
         return
     try:
         config.stash[PREFLIGHT_NOTES] = preflight.check(target)
@@ -104,12 +104,24 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
         yield started
 
 
+def _users_server(config: pytest.Config) -> bool:
+    """Whether the target is the user's (a base URL given), not the bundled reference server
+    (which boardcert starts and waits for)."""
+    return bool(config.option.base_url or os.environ.get(ENV["base_url"]))
+
+
 @pytest.fixture(scope="session")
 def client(target: Target, request: pytest.FixtureRequest) -> Iterator[Client]:
-    """One keep-alive client per worker; stops the run (exit 3) if the target is unreachable."""
+    """One keep-alive client per worker. When nothing checked the target before (pytest run
+    directly with --no-preflight), it stops the run (exit 3) if the target is unreachable; the
+    preflight already did, on the xdist controller before any test reaches a worker, or in
+    `boardcert run` (preflight.checked_before)."""
     client = Client(target)
     request.config.stash[CLIENT] = client
-    why = preflight.reachable(client)  # what is wrong with an answer is for the tests
+    config = request.config
+    unchecked = _users_server(config) and config.option.no_preflight \
+        and not preflight.checked_before(target.base_url)
+    why = preflight.reachable(client) if unchecked else None  # an answer's faults: the tests'
     if why:
         client.close()
         pytest.exit(f"target {target.base_url} cannot be reached: {why}", returncode=3)

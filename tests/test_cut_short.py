@@ -12,36 +12,22 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from hostile import apps
-from hostile.servers import Servers
 
 from boardcert import cli
 from boardcert.paths import ROOT, SUITES
 from boardcert.reference.app import create_app
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "hostile.fixtures"]
+pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
 
 KEY = "cut-short-key-4b7e90"
 CARDS = str(SUITES / "test_cards.py")
 USERS_ME = '{"currentOrganization": {"id": "1"}, "currentProject": null, "organizations": []}'
-
-
-@pytest.fixture
-def servers() -> Iterator[Servers]:
-    with Servers() as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def _no_target_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("BOARDCERT_BASE_URL", "BOARDCERT_API_KEY", "BOARDCERT_PROFILE",
-                 "BOARDCERT_TIMEOUT"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def verdict(directory: Path) -> tuple[str, str]:

@@ -88,16 +88,51 @@ def test_allure_counts_what_junit_and_the_report_count(faulty_run):
 
 def test_allure_counts_what_junit_counts_against_one_fault(tmp_path):
     """One fault (a Card id as a number) fails the schemathesis items of seven operations:
-    Allure shows each as its own failed test, as JUnit and compliance.json do."""
+    Allure shows each as its own failed test with its evidence attached, as JUnit and
+    compliance.json count them; junit.xml validates against junit-10.xsd; no output holds
+    the checkout's path."""
     fault = next(f for f in FAULTS if f.name == "card-id-integer")
     with certified(fault, tmp_path, ("test_properties.py",)) as run:
-        results = allure_results(run["dir"])
-        failed = {r["historyId"] for r in results if r["status"] in ("failed", "broken")}
-        junit_failed = [c for c in junit_cases(run["dir"]) if c.find("failure") is not None]
+        out = run["dir"]
+        results = allure_results(out)
+        failed = [r for r in results if r["status"] in ("failed", "broken")]
+        junit_failed = [c for c in junit_cases(out) if c.find("failure") is not None]
         report_failed = [t for t in run["compliance"]["tests"] if t["outcome"] == "failed"]
     assert len({r["historyId"] for r in results}) == len(results) == len(
         run["compliance"]["tests"])
-    assert len(failed) == len(junit_failed) == len(report_failed) >= 5
+    assert len({r["historyId"] for r in failed}) == len(junit_failed) == len(report_failed) >= 5
+    assert [r["name"] for r in failed if not r.get("attachments")] == []
+    xmlschema.XMLSchema(DATA / "junit-10.xsd").validate(out / "junit.xml")
+    assert [p.name for p in out.rglob("*") if p.is_file()
+            and f"{ROOT}/" in p.read_text(encoding="utf-8", errors="replace")] == []
+
+
+def test_each_exchange_is_an_allure_step_and_a_failed_tests_carry_request_and_response(
+        faulty_run):
+    """Every test's exchanges are steps; every failed result has a failed (or broken) step,
+    the failure's own exchange, also for the schemathesis items and the state machine, whose
+    failing example schemathesis sent; a failed test's steps have a request (with its curl
+    line) and a response attached."""
+    results = allure_results(faulty_run["dir"])
+    failed = [r for r in results if r["status"] in ("failed", "broken")]
+    bad = [r["name"] for r in failed
+           if not any(s["status"] in ("failed", "broken") for s in r.get("steps", []))]
+    assert bad == []
+    for result in failed:
+        for step in result["steps"]:
+            if step["status"] != "skipped":
+                names = [a["name"] for a in step["attachments"]]
+                assert names == ["request", "response"], (result["name"], step["name"])
+    names = {r["name"] for r in failed}
+    assert "runTest" in names and any(n.startswith("test_operation[") for n in names), names
+    passing = [r for r in results if r["status"] == "passed" and r.get("steps")]
+    assert len(passing) > 100
+    assert all(s["name"].split(" ")[0] in ("GET", "POST", "PATCH", "PUT", "DELETE")
+               for r in passing for s in r["steps"] if s["status"] == "passed")
+    step = next(s for r in failed for s in r["steps"] if s["status"] == "failed")
+    request = (faulty_run["dir"] / "allure-results" / step["attachments"][0]["source"]
+               ).read_text(encoding="utf-8")
+    assert request.startswith(step["name"].split(" ")[0] + " http://") and "curl " in request
 
 
 @pytest.mark.skipif(not shutil.which("allure"), reason="no allure command (Allure 2 or 3)")

@@ -6,7 +6,7 @@ and a faulty one whose op 1 still answers JSON for the key, pass it."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,25 +23,13 @@ from boardcert.errors import ConfigError, UnreachableError
 from boardcert.paths import ROOT, SUITES
 from boardcert.reference.app import create_app
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "hostile.fixtures"]
+pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
 
 KEY = "preflight-key-8d2f1a"  # distinctive, so that a leak anywhere is found
 USERS = str(SUITES / "test_users.py")
 USERS_ME = '{"currentOrganization": {"id": "1"}, "currentProject": null, "organizations": []}'
 PREFIX = "check --base-url: is there a path prefix?"
-
-
-@pytest.fixture
-def servers() -> Iterator[Servers]:
-    with Servers() as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def _no_target_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("BOARDCERT_BASE_URL", "BOARDCERT_API_KEY", "BOARDCERT_PROFILE",
-                 "BOARDCERT_TIMEOUT"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def _site(tmp: Path) -> Path:
@@ -178,3 +166,45 @@ def test_preflight_never_stops_a_server_that_answers_op1_for_the_key(servers):
         assert len(notes) == (expected is not None), (variant.name, notes)
         assert expected is None or expected in notes[0]
     shared.close()
+
+
+# --- the target is probed once a run --------------------------------------------------------
+
+def users_me(recorder: apps.Recorder) -> int:
+    return sum(hit.method == "GET" and hit.path == "/users/me" for hit in recorder.hits)
+
+
+@pytest.mark.parametrize(("args", "checked", "probes"), [
+    ([], False, 2),  # the preflight: with the key, then without; the client asks nothing more
+    (["--no-preflight"], False, 1),  # nothing checked it: the client asks whether it answers
+    (["--no-preflight"], True, 0),  # boardcert run found it answering (BOARDCERT_CHECKED)
+], ids=["preflight", "no-preflight", "checked-by-boardcert-run"])
+def test_the_session_probes_the_target_once(pytester, servers, monkeypatch, args, checked,
+                                            probes):
+    """pytest run directly: GET /users/me is sent by the preflight or by the client fixture,
+    never by both, and by neither when `boardcert run` checked the target already. (Under
+    xdist the controller's preflight runs before any test reaches a worker, and the workers
+    follow the same rule.)"""
+    recorder = apps.Recorder(create_app(KEY))
+    url = servers.asgi(recorder)
+    if checked:
+        monkeypatch.setenv(preflight.CHECKED, url)
+    pytester.makepyfile(test_a="def test_a(client):\n    pass\n",
+                        test_b="def test_b(client):\n    pass\n")
+    result = pytester.runpytest_inprocess("-p", "boardcert.plugin", "-p", "no:cacheprovider",
+                                          "--base-url", url, "--api-key", KEY, *args)
+    result.assert_outcomes(passed=2)
+    assert users_me(recorder) == probes
+
+
+def test_boardcert_run_probes_the_target_once(servers, tmp_path, capsys):
+    """`boardcert run`: the preflight and the round trip's requests before pytest starts, none
+    again in the session (its test only opens the client)."""
+    recorder = apps.Recorder(create_app(KEY))
+    url = servers.asgi(recorder)
+    test = tmp_path / "test_client.py"
+    test.write_text("def test_client(client):\n    pass\n")
+    cli.main(["run", "--base-url", url, "--api-key", KEY, "--output", str(tmp_path / "out"),
+              "--", str(test)])
+    assert "1 passed" in capsys.readouterr().out
+    assert users_me(recorder) == 2 + cli.run.TIMED

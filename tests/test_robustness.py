@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from email.utils import formatdate
 from pathlib import Path
 
@@ -22,26 +22,14 @@ from boardcert.errors import ExchangeError
 from boardcert.paths import ROOT, SUITES
 from boardcert.report.render import evidence_text
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "hostile.fixtures"]
+pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
 
 KEY = "hostile-key-5e1c7d"  # distinctive, so that a leak anywhere is found
 TIMEOUT_S = 0.5
 CAP = 64 * 1024
 USERS = str(SUITES / "test_users.py")
 USERS_ME = '{"currentOrganization": {"id": "1"}, "currentProject": null, "organizations": []}'
-
-
-@pytest.fixture
-def servers() -> Iterator[Servers]:
-    with Servers() as running:
-        yield running
-
-
-@pytest.fixture(autouse=True)
-def _no_target_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("BOARDCERT_BASE_URL", "BOARDCERT_API_KEY", "BOARDCERT_PROFILE",
-                 "BOARDCERT_TIMEOUT"):
-        monkeypatch.delenv(name, raising=False)
 
 
 def make_client(base_url: str, **settings) -> Client:

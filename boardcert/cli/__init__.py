@@ -19,7 +19,8 @@ from boardcert.cli.commands import (
 )
 from boardcert.cli.exits import EXIT_INTERRUPTED, EXIT_USAGE, error
 from boardcert.cli.profile import cmd_profile
-from boardcert.cli.run import KEY_ENV, cmd_run
+from boardcert.cli.run import cmd_run
+from boardcert.options import add_to
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,52 +56,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run the conformance suites and write the reports",
                          usage="boardcert run [options] [-- pytest arguments]")
-    run.add_argument("--base-url", help="server under test (env BOARDCERT_BASE_URL; default: "
-                     "the bundled reference server, started on a free loopback port)")
-    run.add_argument("--api-key", help=f"X-API-Key value (or env {KEY_ENV}); never shown")
-    run.add_argument("--profile", help="implementation profile YAML (default: the reference "
-                     "server's, spec/profiles/reference.yaml)")
-    run.add_argument("--budget", help="schemathesis budget: quick, standard, thorough or N")
-    run.add_argument("--strict", action="store_true",
-                     help="exit 1 for 'conformant with warnings' too")
-    run.add_argument("--output", metavar="DIR",
-                     help="where the reports go (default: reports/<UTC start time>/)")
-    run.add_argument("--request-timeout", type=float, metavar="S",
-                     help="seconds before a request times out (env BOARDCERT_TIMEOUT; "
-                     "default 10)")
-    run.add_argument("--rate-limit", type=float, metavar="N",
-                     help="at most N requests per second, over all test workers")
-    run.add_argument("--max-body", type=int, metavar="BYTES",
-                     help="largest response body read (default 8 MiB)")
-    run.add_argument("-n", "--workers", type=int, metavar="N",
-                     help="test workers (pytest-xdist); default: chosen from the target's "
-                     "round trip, serial when it answers within 10 ms (--plan says the rule)")
-    run.add_argument("--max-failures", type=int, metavar="N",
-                     help="stop after N failing tests (the report then says incomplete)")
-    run.add_argument("--no-preflight", action="store_true",
-                     help="skip the check, before any test, that GET /users/me answers JSON "
-                     "for the key (a refused connection still stops the run)")
-    run.add_argument("--read-only", action="store_true",
-                     help="run only what changes nothing on the server (only GET is sent, "
-                     "nothing is created); the rest is reported not assessed")
-    run.add_argument("--project-id", metavar="ID",
-                     help="with --read-only: an existing project to read with ops 3 and 6 "
-                     "(default: the currentProject of GET /users/me)")
-    run.add_argument("--plan", action="store_true",
-                     help="list what the run would call and create, and how it cleans up; "
-                     "call nothing, start nothing, write no report")
-    run.add_argument("--bundle", action="store_true",
-                     help="also write certification.zip: the reports, the evidence and a "
-                     "manifest of SHA-256 hashes (check it with boardcert verify)")
-    run.add_argument("--sign-key", metavar="PEM",
-                     help="sign the bundle's manifest with this Ed25519 private key "
-                     "(implies --bundle; boardcert keygen makes one)")
-    run.add_argument("--baseline", metavar="PREVIOUS",
-                     help="a previous run's compliance.json (or its directory, or bundle): "
-                     "exit 1 only if a requirement got worse; list what improved")
-    run.add_argument("--known-failures", metavar="FILE",
-                     help="requirement ids expected to fail, one a line (# for comments): "
-                     "exit 1 only for other failures; a listed one that passes is flagged")
+    add_to(run.add_argument_group("the run (also the options of pytest's boardcert plugin)"))
+    mine = run.add_argument_group("this command")
+    mine.add_argument("--strict", action="store_true",
+                      help="exit 1 for 'conformant with warnings' too")
+    mine.add_argument("--output", metavar="DIR",
+                      help="where the reports go (default: reports/<UTC start time>/)")
+    mine.add_argument("-n", "--workers", type=int, metavar="N",
+                      help="test workers (pytest-xdist); default: chosen from the target's "
+                      "round trip, serial when it answers within 10 ms (--plan says the rule)")
+    mine.add_argument("--max-failures", type=int, metavar="N",
+                      help="stop after N failing tests (the report then says incomplete)")
+    mine.add_argument("--bundle", action="store_true",
+                      help="also write certification.zip: the reports, the evidence and a "
+                      "manifest of SHA-256 hashes (check it with boardcert verify)")
+    mine.add_argument("--sign-key", metavar="PEM",
+                      help="sign the bundle's manifest with this Ed25519 private key "
+                      "(implies --bundle; boardcert keygen makes one)")
+    mine.add_argument("--baseline", metavar="PREVIOUS",
+                      help="a previous run's compliance.json (or its directory, or bundle): "
+                      "exit 1 only if a requirement got worse; list what improved")
+    mine.add_argument("--known-failures", metavar="FILE",
+                      help="requirement ids expected to fail, one a line (# for comments): "
+                      "exit 1 only for other failures; a listed one that passes is flagged")
     run.set_defaults(command=cmd_run)
 
     report = sub.add_parser("report", help="rebuild compliance.md and compliance.html "
@@ -124,10 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="probe a server (--base-url, --api-key) for the request bodies "
                          "it accepts where the interface does not show them; write the "
                          "profile found (-o FILE, else print it)")
-    profile.add_argument("--base-url", help="with --discover: the server to probe "
-                         "(env BOARDCERT_BASE_URL)")
-    profile.add_argument("--api-key", help=f"with --discover: its X-API-Key (or env "
-                         f"{KEY_ENV}); never shown")
+    add_to(profile, "base_url", help="with --discover: the server to probe")
+    add_to(profile, "api_key", help="with --discover: its X-API-Key value; never shown")
     profile.add_argument("-o", "--output", metavar="FILE",
                          help="with --discover: write the profile here (never overwrites)")
     profile.add_argument("path", metavar="PATH", nargs="?",

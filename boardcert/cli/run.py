@@ -62,8 +62,13 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     args.workers_choice = workers_choice(args, extra, timing)
     print(f"boardcert: {args.workers_choice.reason}", file=sys.stderr)
 
+    variables = {KEY_ENV: api_key or None}
+    if target is not None and timing:  # it answered: the session checks it no more
+        from boardcert.preflight import CHECKED
+
+        variables[CHECKED] = target.base_url
     watch = RunWatch()
-    with environment({KEY_ENV: api_key or None}), redacted_console(redactor):
+    with environment(variables), redacted_console(redactor):
         code = pytest_main(pytest_arguments(args, extra, output), watch)
     redact_tree(output, redactor)
     return after_run(args, after, output, outcome(code, watch, output, args.strict))
@@ -135,7 +140,7 @@ def workers_choice(args: argparse.Namespace, extra: list[str], timing: list[floa
     if args.workers is not None:
         return workers.given(args.workers)
     if _workers_in(extra):
-        return workers.Choice(1, "workers: as given to pytest after --")  # extra carries -n
+        return workers.Choice(1, "-n as given to pytest after --")  # extra carries -n
     if not args.base_url and not os.environ.get("BOARDCERT_BASE_URL"):
         return workers.choose(None)
     return workers.choose(workers.round_trip(timing), args.rate_limit)

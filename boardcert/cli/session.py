@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from boardcert.cli.exits import RunWatch
 from boardcert.facts import recorded_options
+from boardcert.options import OPTIONS
 from boardcert.paths import ROOT, RUN_INI, SUITES
 from boardcert.redact import Redactor
 
@@ -21,16 +22,17 @@ from boardcert.redact import Redactor
 # cannot rewrite the asserts of anyio's pytest plugin (which the suites never use) and says so.
 _REWRITE_WARNING = ("ignore:Module already imported so cannot be rewritten; anyio"
                     ":pytest.PytestAssertRewriteWarning")
+_ACTED_ON = ("api_key", "plan")
 
 
 def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -> list[str]:
-    """pytest's argv: never the key (argv shows in JUnit and allure environments); no second
-    preflight (this command ran it before starting pytest); no tracebacks or list of failed
+    """pytest's argv: never the key (argv shows in JUnit and allure environments); no
+    tracebacks or list of failed
     tests (the compliance summary says what failed, by requirement; the reports hold the
     evidence; `-- --tb=short -rfE` brings them back): a server that fails everything gets a
     screenful, and ~0.4 s a failure is not spent parsing sources for tracebacks."""
     shown = recorded_options(getattr(args, "command_line", []))  # for the report's run facts
-    argv = [*_pytest_setup(), "--tb=no", "-rN", "--no-preflight", f"--report-dir={output}",
+    argv = [*_pytest_setup(), "--tb=no", "-rN", f"--report-dir={output}",
             f"--junitxml={output / 'junit.xml'}", f"--alluredir={output / 'allure-results'}",
             f"--boardcert-command={json.dumps(shown)}"]
     choice = getattr(args, "workers_choice", None)
@@ -51,15 +53,14 @@ def _pytest_setup() -> list[str]:
 
 
 def _passed_through(args: argparse.Namespace) -> list[str]:
-    argv = []
-    for flag in ("base_url", "profile", "budget", "request_timeout", "rate_limit", "max_body",
-                 "project_id"):
-        value = getattr(args, flag)
-        if value:
-            argv.append(f"--{flag.replace('_', '-')}={value}")
+    """The options of boardcert.options given to this command, as pytest's arguments, but for
+    the key (argv shows in JUnit and allure: it goes through BOARDCERT_API_KEY) and those this
+    command acts on itself."""
+    argv = [arg for option in OPTIONS if option.dest not in _ACTED_ON
+            for arg in option.argv(getattr(args, option.dest))]
     if args.max_failures is not None:
         argv.append(f"--maxfail={args.max_failures}")
-    return argv + (["--read-only"] if args.read_only else [])
+    return argv
 
 
 class SuitesUnlessPathsGiven:

@@ -169,6 +169,32 @@ def exchange_text(exchange: dict[str, Any], curl: bool = True) -> str:
     return "\n".join(lines)
 
 
+def request_text(exchange: dict[str, Any]) -> str:
+    """The request of an exchange: its line, headers (the key as ***), body and curl line."""
+    x = exchange
+    lines = [f"{x['method']} {x['url']}",
+             *(f"{k}: {v}" for k, v in (x.get("request_headers") or {}).items())]
+    if x.get("request_body") is not None:
+        lines += ["", x["request_body"]]
+    if x.get("curl"):
+        lines += ["", f"reproduce: {x['curl']}"]
+    return "\n".join(lines)
+
+
+def response_text(exchange: dict[str, Any]) -> str:
+    """The response of an exchange: status, time, headers and body (or why there was none)."""
+    x = exchange
+    if x.get("status") is None:
+        return f"no response: {x.get('error')}"
+    lines = [f"{x['status']} ({x.get('response_bytes', 0)} bytes, "
+             f"{x.get('elapsed_ms') or 0:.0f} ms)",
+             *(f"{k}: {v}" for k, v in (x.get("response_headers") or {}).items()),
+             "", x.get("response_body") or ""]
+    if x.get("error"):
+        lines += ["", f"then: {x['error']}"]
+    return "\n".join(lines)
+
+
 def evidence_text(exchanges: list[dict[str, Any]]) -> str:
     """Exchanges as the console shows them, a blank line between two."""
     return "\n\n".join(exchange_text(x) for x in exchanges)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import re
 import resource
@@ -81,10 +82,15 @@ def run(base_url: str, key: str, args: list[str]) -> tuple[float, float, str]:
     return elapsed, cpu, summary[-1] if summary else f"exit {done.returncode}"
 
 
-def boardcert_run(base_url: str, key: str, output: Path) -> tuple[float, str, str]:
-    """Wall-clock seconds of a whole default `boardcert run`, its workers line and verdict."""
+def boardcert_run(base_url: str, key: str, output: Path,
+                  trace: Path | None = None) -> tuple[float, str, str]:
+    """Wall-clock seconds of a whole default `boardcert run`, its workers line and verdict;
+    with `trace`, benchmarks/trace.py writes where the time and requests went there."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
     env["BOARDCERT_API_KEY"] = key
+    if trace is not None:
+        env |= {"PYTEST_PLUGINS": "benchmarks.trace", "BOARDCERT_TRACE": str(trace),
+                "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-c", "import sys; from boardcert.cli import main; "
                "sys.exit(main())", "run", "--base-url", base_url, "--output", str(output)]
     started = time.perf_counter()
@@ -94,14 +100,56 @@ def boardcert_run(base_url: str, key: str, output: Path) -> tuple[float, str, st
                     for line in done.stderr.splitlines()
                     if "worker" in line or line.startswith("boardcert: serial")), "?")
     verdict = [line for line in (done.stdout + done.stderr).splitlines() if "(exit " in line]
-    return elapsed, workers, (verdict[-1].removeprefix("boardcert: ").split(":")[0] if verdict
-                              else f"exit {done.returncode}")
+    verdict_text = (verdict[-1].removeprefix("boardcert: ").split(":")[0] if verdict
+                    else f"exit {done.returncode}")
+    return elapsed, workers, verdict_text + "".join(f"\n    {line}" for line in failed(output))
+
+
+def failed(output: Path) -> list[str]:
+    """The tests a run did not pass, with the first line of their message."""
+    try:
+        tests = json.loads((output / "compliance.json").read_text())["tests"]
+    except (OSError, ValueError, KeyError):
+        return []
+    return [f"{t['outcome']}: {t['nodeid']}: {str(t.get('message') or '').splitlines()[:1]}"
+            for t in tests if t["outcome"] not in ("passed", "skipped")]
 
 
 TARGETS = {0.03: 2.0, 0.1: 3.0}  # delay -> the most a default run may take, as a ratio
 
 
-def default_runs(latencies: list[float]) -> int:
+def summarize(trace: Path, started: float) -> None:
+    """Requests and seconds per suite module and phase, and each worker's busy time."""
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    rows: dict[tuple[str, str], list[float]] = {}
+    workers: dict[str, list[float]] = {}
+    for r in records:
+        span = workers.setdefault(r["worker"], [r["start"], r["start"], 0.0, 0.0])
+        span[0], span[1] = min(span[0], r["start"]), max(span[1], r["start"] + r["seconds"])
+        span[2] += r["seconds"]
+        span[3] += r["requests"]
+        if not r["test"]:
+            continue
+        module = r["test"].split("::")[0].rsplit("/", 1)[-1]
+        if "test_properties" in module:
+            module += "::" + r["test"].split("::")[1].split("[")[0]
+        row = rows.setdefault((module, r["when"]), [0, 0, 0.0, 0.0])
+        row[0] += 1
+        row[1] += r["requests"]
+        row[2] += r["seconds"]
+        row[3] += r["waited"]
+    print(f"    {'module (phase)':52} {'n':>4} {'requests':>8} {'seconds':>8} {'waiting':>8}")
+    for (module, when), (n, count, seconds, waited) in sorted(
+            rows.items(), key=lambda kv: -kv[1][2]):
+        if seconds >= 0.2:
+            print(f"    {module + ' (' + when + ')':52} {n:4.0f} {count:8.0f} {seconds:8.1f} "
+                  f"{waited:8.1f}")
+    for name, (first, last, busy, count) in sorted(workers.items()):
+        print(f"    worker {name:6} session start at {first - started:5.1f} s, last test done "
+              f"at {last - started:5.1f} s, {busy:5.1f} s in tests, {count:5.0f} requests")
+
+
+def default_runs(latencies: list[float], trace: Path | None = None) -> int:
     """A default `boardcert run` per delay, ratios to the first (no delay)."""
     print(f"default `boardcert run`, whole suites; {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f} at the start")
@@ -113,7 +161,12 @@ def default_runs(latencies: list[float]) -> int:
             late = Late(app, latency)
             url, server, thread = serve(late)
             try:
-                elapsed, workers, verdict = boardcert_run(url, key, Path(scratch) / str(latency))
+                traced = trace / f"trace-{latency:g}.jsonl" if trace else None
+                if traced is not None:
+                    traced.unlink(missing_ok=True)
+                started = time.time()
+                elapsed, workers, verdict = boardcert_run(url, key, Path(scratch) / str(latency),
+                                                          traced)
             finally:
                 server.should_exit = True
                 thread.join(timeout=5)
@@ -125,6 +178,8 @@ def default_runs(latencies: list[float]) -> int:
                   + (f" [target <= {target:g}x]" if target else "")
                   + f"  {late.requests:5} requests  {workers}; {verdict}; "
                   f"projects left behind: {len(app.state.store._projects)}", flush=True)
+            if traced is not None and traced.exists():
+                summarize(traced, started)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0 if worst <= 1 else 1
 
@@ -134,6 +189,9 @@ def main() -> int:
     parser.add_argument("--default-run", action="store_true",
                         help="time default `boardcert run`s at each of --latencies")
     parser.add_argument("--latencies", type=float, nargs="+", default=[0.0, 0.03, 0.1])
+    parser.add_argument("--trace", type=Path, metavar="DIR",
+                        help="with --default-run: requests and seconds per module and worker "
+                        "(benchmarks/trace.py; its records kept in DIR)")
     parser.add_argument("--latency", type=float, default=0.03)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--dist-load", action="store_true",
@@ -141,7 +199,9 @@ def main() -> int:
     parser.add_argument("pytest_args", nargs="*", default=["suites"])
     options = parser.parse_args()
     if options.default_run:
-        return default_runs(options.latencies)
+        if options.trace:
+            options.trace.mkdir(parents=True, exist_ok=True)
+        return default_runs(options.latencies, options.trace)
     print(f"reference server answering {options.latency * 1000:.0f} ms late; "
           f"pytest {' '.join(options.pytest_args)}; {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f} at the start")

@@ -5,7 +5,8 @@ Loaded by the root conftest.py and by `boardcert run` (`-p boardcert.plugin`). T
 `markers` (requirement markers, --read-only skips), `target` (the server under test, the
 reference server shared by xdist workers, the client), `cleanup` (the ledger, Ctrl-C),
 `fixtures` (api, factories, boards), `plan` (--plan), `reporters` (console header and
-summaries), then `failures`, `results`, `allure_results`, `junit` and `properties`.
+summaries), then `failures`, `results`, `allure_results`, `junit`, `properties` and
+`distribution` (how pytest-xdist's workers share the tests).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ pytest_plugins = ["boardcert.markers",  # requirement markers, --read-only skips
                   "boardcert.results",  # the compliance report
                   "boardcert.allure_results",  # what allure shows: identity, labels, environment
                   "boardcert.junit",  # junit.xml (junit-10.xsd), junit-properties.xml
-                  "boardcert.properties"]  # --budget, the Hypothesis seed, schemathesis items
+                  "boardcert.properties",  # --budget, the Hypothesis seed, schemathesis items
+                  "boardcert.distribution"]  # how pytest-xdist's workers share the tests
 
 
 def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:

@@ -56,20 +56,6 @@ class SharedReference:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_cmdline_main(config: pytest.Config) -> None:
-    """Before pytest-xdist reads -n: --plan runs in one process (nothing runs, so nothing is
-    distributed); otherwise a module's tests go to one worker (--dist loadfile, unless --dist
-    is given), so its module fixtures, boards included, are made once and not per worker."""
-    option = config.option
-    if not getattr(option, "numprocesses", None):
-        return
-    if option.plan:
-        option.numprocesses, option.dist = None, "no"
-    elif option.dist == "no" and not getattr(option, "distload", False):
-        option.dist = "loadfile"
-
-
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection(session: pytest.Session) -> None:
     """With --base-url: the preflight, once per run (on the xdist controller), before
     collection; a misconfigured run stops here with its message (exit 2, or 3 for a target

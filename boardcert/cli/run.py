@@ -82,6 +82,10 @@ def _keep_bytecode() -> None:
     if sys.dont_write_bytecode:
         sys.pycache_prefix = sys.pycache_prefix or str(cache / "pycache")
         sys.dont_write_bytecode = False
+        # pytest-xdist's workers are new interpreters: the same for them (else each compiles
+        # for seconds of CPU before its first test)
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ.setdefault("PYTHONPYCACHEPREFIX", sys.pycache_prefix)
     # Hypothesis's Unicode tables (seconds to compute) are kept there too, not in a .hypothesis/
     # of whatever directory the run starts in (computed again in each, and left behind).
     os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(cache / "hypothesis"))

@@ -1,0 +1,72 @@
+"""A pytest plugin for benchmarks: where a run's time and requests go, per test and phase.
+
+    pytest -p benchmarks.trace ...   (BOARDCERT_TRACE=FILE: one JSON line per test phase)
+
+Counts the HTTP requests each test's set-up, call and teardown sent (httpx: boardcert's client;
+requests: schemathesis and its checks) and their wall time, with the worker that ran it.
+`benchmarks/parallel.py --trace` reads the lines back and sums them up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any
+
+import httpx
+import pytest
+import requests
+
+COUNT = {"requests": 0, "waited": 0.0}
+
+
+def _counted(send: Any) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return send(*args, **kwargs)
+        finally:
+            COUNT["requests"] += 1
+            COUNT["waited"] += time.perf_counter() - started
+    return wrapper
+
+
+httpx.Client.send = _counted(httpx.Client.send)  # type: ignore[method-assign]
+requests.Session.send = _counted(requests.Session.send)  # type: ignore[method-assign]
+
+
+def _write(record: dict[str, Any]) -> None:
+    path = os.environ.get("BOARDCERT_TRACE")
+    if path:
+        with open(path, "a") as out:
+            out.write(json.dumps(record) + "\n")
+
+
+def _timed(when: str) -> Any:
+    """A hook wrapper that writes what the test's `when` phase sent and took."""
+    @pytest.hookimpl(wrapper=True)
+    def hook(item: pytest.Item) -> Any:
+        before = dict(COUNT)
+        started = time.perf_counter()
+        try:
+            return (yield)
+        finally:
+            _write({"test": item.nodeid, "when": when,
+                    "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
+                    "start": time.time() - (time.perf_counter() - started),
+                    "seconds": time.perf_counter() - started,
+                    "requests": COUNT["requests"] - before["requests"],
+                    "waited": COUNT["waited"] - before["waited"]})
+    return hook
+
+
+pytest_runtest_setup = _timed("setup")
+pytest_runtest_call = _timed("call")
+pytest_runtest_teardown = _timed("teardown")
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _write({"test": "", "when": "sessionstart",
+            "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "start": time.time(),
+            "seconds": 0, "requests": 0, "waited": 0})

@@ -1,0 +1,120 @@
+"""How pytest-xdist's workers share a run's tests (a pytest plugin; boardcert.workers says how
+many workers).
+
+A module's tests stay on one worker, so its module fixtures (its boards) are made once; but
+each schemathesis item of `suites/test_properties.py` (one operation's generated requests) and
+the stateful test is a unit of its own: they send a third of a run's requests, and on one
+worker they were the run's critical path. Each worker that runs some of them makes its own
+arena (the property tests' session fixture). A module larger than a share of the run
+(test_errors, test_auth: hundreds of requests each) goes out in parts. Units go out longest
+first (an estimate of their requests), one more when a worker is down to its last test, so
+that the last ones to finish are short. `--dist MODE` given to pytest decides instead;
+`--plan` runs in one process.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from xdist.scheduler.loadscope import LoadScopeScheduling
+
+PROPERTIES = "test_properties.py::"  # the module whose items are units of their own
+STATEFUL = "::TestBoardWorkflow::"
+# Requests a test sends, roughly (a run against the reference server): what orders the units.
+COST = {"stateful": 150, "property": 25, "test": 2}
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config: pytest.Config) -> Any:
+    """Before pytest-xdist reads -n (a wrapper: pytest-xdist's hook may be registered first):
+    --plan runs in one process (nothing runs, so nothing is distributed); otherwise, unless
+    --dist is given, boardcert's own distribution (a module's tests stay together: --dist
+    loadfile is what pytest-xdist falls back to without this plugin's scheduler)."""
+    option = config.option
+    if getattr(option, "numprocesses", None):
+        if option.plan:
+            option.numprocesses, option.dist = None, "no"
+        elif option.dist == "no" and not getattr(option, "distload", False):
+            option.dist = "loadfile"
+            config.stash[OURS] = True
+    return (yield)
+
+
+OURS = pytest.StashKey[bool]()
+
+
+def cost(nodeid: str) -> int:
+    if STATEFUL in nodeid:
+        return COST["stateful"]
+    return COST["property"] if PROPERTIES in nodeid else COST["test"]
+
+
+def units(collection: list[str], workers: int) -> dict[str, str]:
+    """Each test's unit of work: its own for a property test; else its module, or for a
+    module larger than a share of the run (1 / twice the workers), a part of it: the tests of
+    the same parameters (which may share what they sent) stay together, parts follow the
+    order of collection, and each part makes the module's fixtures on its worker."""
+    modules: dict[str, list[str]] = {}
+    for nodeid in collection:
+        modules.setdefault(nodeid.split("::", 1)[0], []).append(nodeid)
+    share = sum(map(cost, collection)) / (2 * max(1, workers))
+    found: dict[str, str] = {}
+    for module, tests in modules.items():
+        if PROPERTIES in tests[0]:
+            found |= {nodeid: nodeid for nodeid in tests}
+            continue
+        size = sum(map(cost, tests))
+        parts = max(1, math.ceil(size / share)) if share else 1
+        by_parameters: dict[str, int] = {}
+        for nodeid in tests:
+            given = _parameters(nodeid)
+            by_parameters[given] = by_parameters.get(given, 0) + cost(nodeid)
+        part, before = {}, 0
+        for given, spent in by_parameters.items():
+            part[given] = f"{module}#{before * parts // size}"
+            before += spent
+        found |= {nodeid: part[_parameters(nodeid)] for nodeid in tests}
+    return found
+
+
+def _parameters(nodeid: str) -> str:
+    return nodeid[nodeid.index("[") + 1:-1] if nodeid.endswith("]") and "[" in nodeid else ""
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    return Longest(config, log) if config.stash.get(OURS, False) else None
+
+
+class Longest(LoadScopeScheduling):
+    """pytest-xdist's scheduling by scope, with boardcert's units and order."""
+
+    units: dict[str, str] = {}
+
+    def schedule(self) -> None:
+        if self.collection is None and self.registered_collections:
+            collection = list(next(iter(self.registered_collections.values())))
+            self.units = units(collection, self.numnodes)
+        super().schedule()
+
+    def _split_scope(self, nodeid: str) -> str:
+        return self.units.get(nodeid) or nodeid.split("::", 1)[0]
+
+    def _assign_work_unit(self, node: Any) -> None:
+        costs = {scope: sum(map(cost, tests)) for scope, tests in self.workqueue.items()}
+        longest = max(costs, key=costs.__getitem__)  # the first of equals: collection order
+        self.workqueue.move_to_end(longest, last=False)
+        super()._assign_work_unit(node)
+
+    def _reschedule(self, node: Any) -> None:
+        # xdist's own waits for fewer than 3 pending tests; with units of one test that holds
+        # back work another worker could start.
+        if node.shutting_down:
+            return
+        if not self.workqueue:
+            node.shutdown()
+            return
+        if self._pending_of(self.assigned_work[node]) <= 1:
+            self._assign_work_unit(node)

@@ -1,0 +1,96 @@
+"""How pytest-xdist's workers share the tests (boardcert.distribution, issue 16): a module's
+tests together, but each property test on its own and a large module in parts; the longest
+first."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from types import SimpleNamespace
+from typing import Any
+
+from boardcert import distribution
+from boardcert.paths import ROOT, SUITES
+
+PROPERTY = "suites/test_properties.py::test_operation[{}]"
+STATEFUL = "suites/test_properties.py::TestBoardWorkflow::runTest"
+
+
+def _collection() -> list[str]:
+    small = [f"suites/test_rows.py::test_{n}" for n in range(5)]
+    large = [f"suites/test_errors.py::test_a[case{n}]" for n in range(100)]
+    large += [f"suites/test_errors.py::test_b[case{n}]" for n in range(0, 100, 2)]
+    large.append("suites/test_errors.py::test_c")
+    props = [PROPERTY.format(f"GET /x{n}") for n in range(10)]
+    return small + large + props + [STATEFUL]
+
+
+def test_property_tests_are_units_of_their_own_and_modules_stay_together():
+    """Each schemathesis item (and the stateful test) is a unit; a small module is one unit."""
+    units = distribution.units(_collection(), 2)
+    props = [n for n in units if "test_properties" in n]
+    assert len({units[n] for n in props}) == len(props) == 11
+    assert {units[n] for n in units if "test_rows" in n} == {"suites/test_rows.py#0"}
+
+
+def test_a_large_module_goes_out_in_parts_keeping_its_parameters_together():
+    """A module above a share of the run is split in parts in collection order; the tests of
+    the same parameters (which share what they sent) are in the same part."""
+    units = distribution.units(_collection(), 4)
+    errors = {n: u for n, u in units.items() if "test_errors" in n}
+    assert len(set(errors.values())) >= 2
+    for n in range(0, 100, 2):
+        assert errors[f"suites/test_errors.py::test_a[case{n}]"] == \
+            errors[f"suites/test_errors.py::test_b[case{n}]"]
+    assert len(set(distribution.units(_collection(), 1).values())) < len(set(units.values()))
+
+
+class _Config:
+    def __init__(self, workers: int) -> None:
+        self.option = SimpleNamespace(tx=["popen"] * workers, loadscopereorder=True)
+
+    def getvalue(self, name: str) -> Any:
+        return getattr(self.option, name)
+
+
+class _Node:
+    def __init__(self, name: str) -> None:
+        self.gateway, self.shutting_down, self.sent = SimpleNamespace(id=name), False, []
+
+    def send_runtest_some(self, indexes: list[int]) -> None:
+        self.sent += indexes
+
+    def shutdown(self) -> None:
+        self.shutting_down = True
+
+
+def test_the_longest_units_go_out_first_and_a_worker_gets_more_when_down_to_one():
+    """The stateful test, then the property tests, then the modules by size; a worker holding
+    one test still to run gets the next unit."""
+    collection = [n for n in _collection() if "test_errors" not in n]
+    scheduler = distribution.Longest(_Config(2), log=None)
+    nodes = [_Node("gw0"), _Node("gw1")]
+    for node in nodes:
+        scheduler.add_node(node)
+        scheduler.add_node_collection(node, collection)
+    scheduler.schedule()
+    first = [collection[node.sent[0]] for node in nodes]
+    assert first[0] == STATEFUL and "test_properties" in first[1], first
+    assert len(nodes[0].sent) == 2  # the stateful test alone, so one more unit at once
+    assert all("test_rows" not in collection[i] for node in nodes for i in node.sent)
+
+
+def test_property_items_run_on_several_workers(tmp_path):
+    """-n 2 over property items of several operations: both workers run some, each with its
+    own arena."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", "-n", "2",
+         "--budget", "quick", "--rootdir", str(ROOT), str(SUITES / "test_properties.py"),
+         "-k", "runTest or users/me or GET and rows"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:]
+    ran = re.findall(r"^\[(gw\d)\] \[[ \d]+%\] PASSED suites/test_properties", done.stdout, re.M)
+    assert set(ran) == {"gw0", "gw1"}, done.stdout[-3000:]

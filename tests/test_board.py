@@ -4,6 +4,7 @@ that need it not assessed, not failed."""
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Iterator
 
@@ -13,6 +14,7 @@ from hostile.servers import Servers
 
 from boardcert.board import Board, Made, placeholders, profile_body
 from boardcert.config import PLACEHOLDERS, Profile, ProfileBody, load_profile
+from boardcert.paths import SUITES
 from boardcert.reference.app import create_app
 
 pytest_plugins = ["pytester"]
@@ -138,3 +140,20 @@ def test_a_server_that_will_not_make_a_card_leaves_the_test_not_assessed(pyteste
     assert test["evidence"][-1]["status"] == 500, test
     status = {r["id"]: r["status"] for r in report["requirements"]}
     assert status["CARD-RENAME"] == "not assessed", result.stdout.str()
+
+
+PLUGIN_MODULES = {"plugin", "keys", "markers", "target", "cleanup", "fixtures", "plan",
+                  "reporters", "failures", "results", "allure_results", "junit"}
+
+
+def test_suites_import_no_plugin_internals():
+    """The suites use the plugin through its fixtures and import what they build with from
+    the public modules (boardcert.board, expect, api, ...), never the plugin's own modules."""
+    found = []
+    for path in sorted(SUITES.glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("boardcert"):
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+                found += [f"{path.name}: {n}" for n in names
+                          if n.split(".")[1:2] and n.split(".")[1] in PLUGIN_MODULES]
+    assert found == []

@@ -271,6 +271,17 @@ def test_plan_names_the_workers_given_after_the_dashes_once(capsys):
     assert "workers: -n as given to pytest after --" in out and "workers: workers" not in out
 
 
+def test_plan_reads_the_target_from_the_environment_like_the_plugin(monkeypatch, capsys):
+    """--plan with the base URL and key in BOARDCERT_* variables (config.resolve's): the plan
+    names that target and gives the workers' rule, as for --base-url."""
+    monkeypatch.setenv("BOARDCERT_BASE_URL", "http://127.0.0.1:9/api/")
+    monkeypatch.setenv("BOARDCERT_API_KEY", KEY)
+    assert cli.main(["run", "--plan", "--", str(SUITES / "test_users.py")]) == 0
+    out = capsys.readouterr().out
+    assert "http://127.0.0.1:9/api" in out and "workers: chosen from the round trip" in out
+    assert KEY not in out
+
+
 def test_an_output_directory_holding_a_report_is_refused(tmp_path, capsys):
     (tmp_path / "junit.xml").write_text("<testsuites/>")
     assert cli.main(["run", "--output", str(tmp_path)]) == 2

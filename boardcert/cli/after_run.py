@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,16 +29,19 @@ class AfterRun:
     known: dict[str, str] | None = None
     sign_key: Path | None = None
     bundle: bool = False
+    profile: Path = DEFAULT_PROFILE  # the profile file the bundle carries
 
     @property
     def compares(self) -> bool:
         return self.baseline is not None or self.known is not None
 
 
-def prepare_after_run(args: argparse.Namespace) -> AfterRun:
+def prepare_after_run(args: argparse.Namespace, profile: Path | None = None) -> AfterRun:
+    """What to do after the run, for `profile` (the user's file; None: the defaults)."""
     from boardcert import baseline, bundle
 
-    after = AfterRun(bundle=bool(args.bundle or args.sign_key))
+    after = AfterRun(bundle=bool(args.bundle or args.sign_key),
+                     profile=profile or DEFAULT_PROFILE)
     try:
         if args.baseline:
             after.baseline = baseline.load(Path(args.baseline))
@@ -76,15 +78,10 @@ def after_run(args: argparse.Namespace, after: AfterRun, output: Path, exit_code
               f"(exit {exit_code}: a regression run exits by the comparison, not the verdict)")
     if after.bundle:
         try:
-            path = bundle.create(output, profile=_profile_path(args), sign_key=after.sign_key)
+            path = bundle.create(output, profile=after.profile, sign_key=after.sign_key)
         except bundle.BundleError as exc:
             error(str(exc))
             return EXIT_USAGE
         signed = " (signed)" if after.sign_key else ""
         print(f"boardcert: wrote {path}{signed}; check it with boardcert verify {path}")
     return exit_code
-
-
-def _profile_path(args: argparse.Namespace) -> Path:
-    given = args.profile or os.environ.get("BOARDCERT_PROFILE")
-    return Path(given) if given else DEFAULT_PROFILE

@@ -4,15 +4,15 @@ or probe a server for one (--discover)."""
 from __future__ import annotations
 
 import argparse
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 from boardcert.cli.exits import EXIT_OK, EXIT_USAGE, error, stopped
-from boardcert.cli.run import KEY_ENV, check_target
+from boardcert.cli.run import check_target
 from boardcert.errors import ConfigError, UnreachableError
 from boardcert.paths import DEFAULT_PROFILE
+from boardcert.redact import Redactor
 
 TEMPLATE_HEADER = """\
 # boardcert implementation profile for <your server>.
@@ -78,21 +78,17 @@ def discover_profile(args: argparse.Namespace) -> int:
     """`boardcert profile --discover`: probe the server, write what it accepts as a profile."""
     from boardcert.discovery import discover_target, render
 
-    base_url = args.base_url or os.environ.get("BOARDCERT_BASE_URL") or ""
-    api_key = args.api_key or os.environ.get(KEY_ENV) or ""
     output = Path(args.output) if args.output else None
     try:
-        if not base_url:
+        target = check_target(args, profile=args.path)
+        if not target.base_url:
             raise ConfigError("--discover needs --base-url (or BOARDCERT_BASE_URL)")
         if output is not None and output.exists():
             raise ConfigError(f"-o {output} exists; not overwriting it (choose another FILE)")
-        target = check_target(args, profile=args.path)
         found = discover_target(target)
     except (ConfigError, UnreachableError) as exc:
         return stopped(exc)
-    text = render(found, target.base_url)
-    if api_key:
-        text = text.replace(api_key, "***")
+    text = Redactor([target.api_key]).text(render(found, target.base_url))
     if output is None:
         print(text, end="")
         return EXIT_OK

@@ -30,40 +30,41 @@ from boardcert.cli.session import (
     redacted_console,
 )
 from boardcert.errors import ConfigError, UnreachableError
+from boardcert.options import BY_DEST
 from boardcert.redact import Redactor, short_key_warning
 
-KEY_ENV = "BOARDCERT_API_KEY"
+KEY_ENV = BY_DEST["api_key"].env
 TIMED = 3  # requests after the preflight's that time the round trip (the fastest counts)
 
 
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     _keep_bytecode()
-    api_key = args.api_key or os.environ.get(KEY_ENV) or ""
     try:
         if args.max_failures is not None and args.max_failures < 1:
             raise ConfigError("--max-failures must be at least 1")
         target = check_target(args)
         check_budget(args.budget)
         output = None if args.plan else output_directory(args.output)
-        after = prepare_after_run(args)
+        after = prepare_after_run(args, target.profile.path)
     except ConfigError as exc:
         return stopped(exc)
+    api_key = target.api_key
     if warning := short_key_warning(api_key):
         print(f"boardcert: warning: {warning}", file=sys.stderr)
     redactor = Redactor([api_key])
     if output is None:  # --plan, before the reachability check: a plan contacts nothing
         with environment({KEY_ENV: api_key or None}), redacted_console(redactor):
             code = pytest_main(plan_arguments(args, extra), RunWatch())
-        print(f"workers: {plan_workers(args, extra)}")
+        print(f"workers: {plan_workers(args, extra, target.base_url)}")
         return {0: EXIT_OK, 4: EXIT_USAGE}.get(code, EXIT_FAILED)
     timing: list[float] = []
-    if target is not None and (stop := check_first(target, args.no_preflight, timing)):
+    if target.base_url and (stop := check_first(target, args.no_preflight, timing)):
         return stop
     args.workers_choice = workers_choice(args, extra, timing)
     print(f"boardcert: {args.workers_choice.reason}", file=sys.stderr)
 
     variables = {KEY_ENV: api_key or None}
-    if target is not None and timing:  # it answered: the session checks it no more
+    if timing:  # it answered: the session checks it no more
         from boardcert.preflight import CHECKED
 
         variables[CHECKED] = target.base_url
@@ -93,12 +94,11 @@ def _keep_bytecode() -> None:
 
 def check_target(args: argparse.Namespace, **given: Any) -> Any:
     """The target as the plugin will resolve it (`config.resolve`: the same flags and
-    variables), checked here so that errors come first and plainly; None for the bundled
-    reference server."""
+    variables), checked here so that errors come first and plainly; its base URL is empty
+    for the bundled reference server."""
     from boardcert.config import FLAGS, resolve
 
-    target = resolve({name: getattr(args, name, None) for name in FLAGS} | given, os.environ)
-    return target if target.base_url else None
+    return resolve({name: getattr(args, name, None) for name in FLAGS} | given, os.environ)
 
 
 def check_budget(budget: str | None) -> None:
@@ -138,24 +138,21 @@ def check_first(target: Any, only_reachable: bool,
 
 def workers_choice(args: argparse.Namespace, extra: list[str], timing: list[float]) -> Any:
     """How many test workers: --workers, else `-n` after `--` (pytest's, left as given), else
-    chosen from the round trip of the preflight's requests."""
+    chosen from the round trip of the preflight's requests (none timed: the bundled server)."""
     from boardcert import workers
 
     if args.workers is not None:
         return workers.given(args.workers)
     if _workers_in(extra):
         return workers.Choice(1, "-n as given to pytest after --")  # extra carries -n
-    if not args.base_url and not os.environ.get("BOARDCERT_BASE_URL"):
-        return workers.choose(None)
     return workers.choose(workers.round_trip(timing), args.rate_limit)
 
 
-def plan_workers(args: argparse.Namespace, extra: list[str]) -> str:
+def plan_workers(args: argparse.Namespace, extra: list[str], base_url: str) -> str:
     """What --plan says of the workers (it contacts nothing, so it gives the rule)."""
     from boardcert import workers
 
-    if args.workers is not None or _workers_in(extra) or not (
-            args.base_url or os.environ.get("BOARDCERT_BASE_URL")):
+    if args.workers is not None or _workers_in(extra) or not base_url:
         return workers_choice(args, extra, []).reason
     return workers.RULE
 

@@ -18,7 +18,7 @@ from boardcert.errors import ConfigError
 from boardcert.ledger import Entry
 
 __all__ = ["Board", "Made", "build", "give_metadata", "placeholders", "profile_body",
-           "project_state", "unique"]
+           "project_state", "shape", "unique"]
 
 
 def unique(label: str) -> str:
@@ -54,6 +54,12 @@ class Board:
 
 
 Make = Callable[..., Made]
+COLUMNS, CARDS = 2, 3  # in the first row, in the first column
+
+
+def shape(rows: int = 1) -> dict[str, int]:
+    """How many of each kind a board holds (for --plan)."""
+    return {"project": 1, "row": rows, "column": COLUMNS, "card": CARDS}
 
 
 def build(make_project: Make, make_row: Make, make_column: Make, make_card: Make,
@@ -61,8 +67,8 @@ def build(make_project: Make, make_row: Make, make_column: Make, make_card: Make
     """A board made with the plugin's factories (which put it in the ledger)."""
     project = make_project()
     made_rows = [make_row(project) for _ in range(rows)]
-    columns = [make_column(project, made_rows[0]) for _ in range(2)]
-    cards = [make_card(project, columns[0]) for _ in range(3)]
+    columns = [make_column(project, made_rows[0]) for _ in range(COLUMNS)]
+    cards = [make_card(project, columns[0]) for _ in range(CARDS)]
     return Board(project, made_rows, columns, cards)
 
 

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 
 import pytest
 
-from boardcert import spec
+from boardcert import board, spec
 from boardcert.client import READS
 from boardcert.keys import TARGET
 from boardcert.markers import item_operations, requirement_ids
 from boardcert.resources import BY_NAME, CREATED_BY, DELETE_OP, KINDS
 
 PROBE_OP = 1  # each test worker's first request: does the target answer at all?
-BOARD = {"project": 1, "row": 1, "column": 2, "card": 3}  # what `board` and `fresh_board` hold
+BOARD = board.shape()  # what `board` and `fresh_board` hold
 FACTORIES = {"make_project": "project", "make_row": "row", "make_column": "column",
              "make_card": "card"}
 KIND_OP = {kind: BY_NAME[kind].creates[0] for kind in FACTORIES.values()}

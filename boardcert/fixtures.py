@@ -86,6 +86,16 @@ def _created(exchange: Exchange, what: str, number: int) -> Any:
     return exchange.json()
 
 
+def _named(exchange: Exchange, name: str, what: str, number: int) -> tuple[str, Any]:
+    """The id of the row or column just created, found by its name in the Project answered
+    (their shapes are not shown, so not by position), and that Project."""
+    body = _created(exchange, what, number)
+    found = find_named(body.get("rows") if isinstance(body, dict) else body, name)
+    if found is None:
+        raise NotAssessed(f"{what} id (the created {what} is not found by name in the Project)")
+    return found, body
+
+
 @pytest.fixture(scope="session")
 def make_project(api: Api, ledger: Ledger, organization_id: str) -> Callable[..., Made]:
     def make(name: str | None = None) -> Made:
@@ -105,10 +115,7 @@ def make_row(api: Api, ledger: Ledger, row_name_property: str) -> Callable[..., 
     def make(project: Made, name: str | None = None) -> Made:
         name = name or unique("row")
         exchange = api.call(7, projectId=project.id, json={row_name_property: name})
-        body = _created(exchange, "row", 7)
-        row_id = find_named(body.get("rows") if isinstance(body, dict) else body, name)
-        if row_id is None:
-            raise NotAssessed("row id (the created row is not found by name in the Project)")
+        row_id, body = _named(exchange, name, "row", 7)
         entry = ledger.add("row", project.entry, projectId=project.id, rowId=row_id)
         return Made(row_id, name, body, entry, exchange)
     return make
@@ -120,10 +127,7 @@ def make_column(api: Api, ledger: Ledger) -> Callable[..., Made]:
         name = name or unique("column")
         exchange = api.call(11, projectId=project.id, rowId=row.id,
                             json=api.body("create_column", name=name))
-        body = _created(exchange, "column", 11)
-        column_id = find_named(body.get("rows") if isinstance(body, dict) else body, name)
-        if column_id is None:
-            raise NotAssessed("column id (the created column is not found by name in the Project)")
+        column_id, body = _named(exchange, name, "column", 11)
         entry = ledger.add("column", project.entry, projectId=project.id, columnId=column_id)
         return Made(column_id, name, body, entry, exchange)
     return make

@@ -17,7 +17,7 @@ from boardcert.api import misfit
 from boardcert.board import placeholders, unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed, fill
-from boardcert.errors import Violation
+from boardcert.errors import SetUpError
 from boardcert.ledger import Entry
 
 Call = Callable[[], Exchange]
@@ -67,8 +67,8 @@ class Setting:
     def ready(self, exchange: Exchange, what: str) -> None:
         """A set-up step succeeded; otherwise the test errors in set-up (not assessed)."""
         if exchange.status != 200:
-            raise misfit(exchange) or Violation(f"set-up: {what} answered {exchange.status}",
-                                                exchanges=[exchange])
+            raise misfit(exchange) or SetUpError(f"set-up: {what} answered {exchange.status}",
+                                                 exchanges=[exchange])
 
     def add_metadata(self, key: str, value: str) -> None:
         self.ready(self.card(21, json=self.body("add_card_metadata", key=key, value=value))(),

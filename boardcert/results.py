@@ -29,6 +29,7 @@ from boardcert.keys import TARGET
 from boardcert.paths import without_machine_paths
 from boardcert.redact import Redactor
 from boardcert.report.build import FAILED
+from boardcert.target import users_server
 
 COMMAND_OPTION = "--boardcert-command"  # `boardcert run`'s own options (JSON), for the report
 UNREACHABLE = 3  # the exit status of a run whose target cannot be reached
@@ -180,7 +181,7 @@ class Collector:
 
     def run_facts(self, stopped: str | None = None) -> compliance.Run:
         target = self.config.stash.get(TARGET, None)
-        configured = bool(self.config.option.base_url or os.environ.get("BOARDCERT_BASE_URL"))
+        configured = users_server(self.config)
         profile = target.profile if target else None
         return compliance.Run(
             started=self.started,

@@ -25,7 +25,7 @@ def resolve_target(config: pytest.Config) -> Target:
     started when a test first needs it."""
     flags = {name: getattr(config.option, name, None) for name in FLAGS}
     worker = getattr(config, "workerinput", {})
-    if worker.get(WORKER_TARGET) and not (flags["base_url"] or os.environ.get(ENV["base_url"])):
+    if worker.get(WORKER_TARGET) and not users_server(config):
         flags["base_url"], flags["api_key"] = worker[WORKER_TARGET]
     return resolve(flags, os.environ, workers=int(worker.get("workercount", 1)))
 
@@ -63,7 +63,7 @@ def pytest_collection(session: pytest.Session) -> None:
     twice."""
     config = session.config
     option, target = config.option, config.stash[TARGET]
-    if not _users_server(config) or option.no_preflight or option.plan or option.collectonly \
+    if not users_server(config) or option.no_preflight or option.plan or option.collectonly \
             or hasattr(config, "workerinput") or preflight.checked_before(target.base_url):
         return
     try:
@@ -90,7 +90,7 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
         yield started
 
 
-def _users_server(config: pytest.Config) -> bool:
+def users_server(config: pytest.Config) -> bool:
     """Whether the target is the user's (a base URL given), not the bundled reference server
     (which boardcert starts and waits for)."""
     return bool(config.option.base_url or os.environ.get(ENV["base_url"]))
@@ -105,7 +105,7 @@ def client(target: Target, request: pytest.FixtureRequest) -> Iterator[Client]:
     client = Client(target)
     request.config.stash[CLIENT] = client
     config = request.config
-    unchecked = _users_server(config) and config.option.no_preflight \
+    unchecked = users_server(config) and config.option.no_preflight \
         and not preflight.checked_before(target.base_url)
     why = preflight.reachable(client) if unchecked else None  # an answer's faults: the tests'
     if why:

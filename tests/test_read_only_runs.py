@@ -5,21 +5,18 @@ wrong shape (exit 1)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from faults.asgi import Intercept
 from faults.catalogue import SHAPES
 from hostile import apps
-from hostile.servers import Servers
 
 from boardcert import cli, report
 from boardcert.api import find_named
 from boardcert.paths import SUITES
 from boardcert.reference.app import create_app
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "hostile.fixtures"]  # servers
 
 KEY = "read-only-key-6c1d0e"
 
@@ -33,12 +30,6 @@ def existing_project(app: Any) -> str:
     column = find_named(store.create_column(project, row, "column")["rows"], "column")
     store.create_card(project, column, "card")
     return project
-
-
-@pytest.fixture
-def servers() -> Iterator[Servers]:
-    with Servers() as running:
-        yield running
 
 
 def read_only(url: str, project: str, out: Any, *paths: str) -> int:

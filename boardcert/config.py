@@ -266,8 +266,3 @@ def check_base_url(value: str, flag: str = "--base-url") -> str:
 def check_project_id(project_id: str | None, read_only: bool) -> None:
     if project_id is not None and not read_only:
         raise ConfigError("--project-id is for --read-only runs (a full run makes its own)")
-
-
-def env(name: str) -> str | None:
-    value = os.environ.get(name)
-    return value if value else None

@@ -14,6 +14,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 import yaml
 from faults import CONFORMANT, Variant
 from faults.asgi import Forward, Request, Response
@@ -25,6 +26,7 @@ from boardcert.api import server_message
 from boardcert.client import Exchange
 from boardcert.config import Target, load_profile
 from boardcert.discovery import FOUND, KEPT, discover_target
+from boardcert.discovery.refusals import required_fields
 from boardcert.paths import ROOT
 
 
@@ -169,3 +171,20 @@ def test_a_body_the_profile_lacks_and_discovery_cannot_find_is_not_assessed(tmp_
     assert result.messages["CARD-ALIAS"].startswith(
         "not assessed: bodies.alias_card (discovery: not found: nothing tried was accepted; "
         "the first candidate answered 400 \"nickname is required\")"), result.summary()
+
+
+@pytest.mark.parametrize(("status", "content", "fields"), [
+    (422, b'{"detail": [{"loc": ["body", "title"], "msg": "Field required", "type": "missing"},'
+          b' {"loc": ["query", "q"], "type": "missing"}]}', ["title"]),
+    (400, b'{"error": {"message": "rowName is required"}}', ["rowName"]),
+    (400, b"missing required field: `metaKey`", ["metaKey"]),
+    (400, b'{"error": "afterCardId is required"}', []),  # an anchor: added to every move anyway
+    (400, b'{"error": "the body is required"}', []),  # not a field
+    (500, b'{"error": "name is required"}', []),  # only a 4xx names what is missing
+    (200, b'{"name": "x"}', []),
+], ids=["fastapi", "sentence", "missing field", "anchor", "not a field", "5xx", "2xx"])
+def test_a_refusal_names_the_fields_it_requires(status, content, fields):
+    """discovery.refusals: the body fields a 4xx says are missing, in FastAPI's shape or in
+    words; never an anchor, a word that is no field, or anything of another status."""
+    answer = Exchange("POST", "http://x/p", {}, None, status=status, content=content)
+    assert required_fields(answer) == fields

@@ -36,8 +36,9 @@ pytest_plugins = ["boardcert.markers",  # requirement markers, --read-only skips
 
 def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
     """pytest-xdist starts the workers of `boardcert run -- -n N` with pytest's original
-    arguments, without the suites the controller added (cli.SuitesUnlessPathsGiven): they add
-    them the same way, else they collect their working directory (boardcert's own tests)."""
+    arguments, without the suites the controller added (cli.session.SuitesUnlessPathsGiven):
+    they add them the same way, else they collect their working directory (boardcert's own
+    tests)."""
     if early_config.known_args_namespace.boardcert_command is not None:
         from boardcert.cli.session import SuitesUnlessPathsGiven
 

@@ -82,10 +82,11 @@ def run(base_url: str, key: str, args: list[str]) -> tuple[float, float, str]:
     return elapsed, cpu, summary[-1] if summary else f"exit {done.returncode}"
 
 
-def boardcert_run(base_url: str, key: str, output: Path,
-                  trace: Path | None = None) -> tuple[float, str, str]:
-    """Wall-clock seconds of a whole default `boardcert run`, its workers line and verdict;
-    with `trace`, benchmarks/trace.py writes where the time and requests went there."""
+def boardcert_run(base_url: str, key: str, output: Path, trace: Path | None = None,
+                  workers: int | None = None) -> tuple[float, str, str]:
+    """Wall-clock seconds of a whole default `boardcert run` (or with `--workers N`), its
+    workers line and verdict; with `trace`, benchmarks/trace.py writes where the time and
+    requests went there."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
     env["BOARDCERT_API_KEY"] = key
     if trace is not None:
@@ -93,16 +94,17 @@ def boardcert_run(base_url: str, key: str, output: Path,
                 "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-c", "import sys; from boardcert.cli import main; "
                "sys.exit(main())", "run", "--base-url", base_url, "--output", str(output)]
+    command += ["--workers", str(workers)] if workers else []
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - started
-    workers = next((line.removeprefix("boardcert: ").split(":")[0]
+    chosen = next((line.removeprefix("boardcert: ").split(":")[0]
                     for line in done.stderr.splitlines()
                     if "worker" in line or line.startswith("boardcert: serial")), "?")
     verdict = [line for line in (done.stdout + done.stderr).splitlines() if "(exit " in line]
     verdict_text = (verdict[-1].removeprefix("boardcert: ").split(":")[0] if verdict
                     else f"exit {done.returncode}")
-    return elapsed, workers, verdict_text + "".join(f"\n    {line}" for line in failed(output))
+    return elapsed, chosen, verdict_text + "".join(f"\n    {line}" for line in failed(output))
 
 
 def failed(output: Path) -> list[str]:
@@ -149,34 +151,38 @@ def summarize(trace: Path, started: float) -> None:
               f"at {last - started:5.1f} s, {busy:5.1f} s in tests, {count:5.0f} requests")
 
 
-def default_runs(latencies: list[float], trace: Path | None = None) -> int:
-    """A default `boardcert run` per delay, ratios to the first (no delay)."""
+def default_runs(latencies: list[float], trace: Path | None = None,
+                 workers: list[int] | None = None) -> int:
+    """A default `boardcert run` per delay, ratios to the first (no delay); with `workers`,
+    also a run with each `--workers N` at each delay but the first."""
     print(f"default `boardcert run`, whole suites; {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f} at the start")
     first, worst = None, 0.0
     with tempfile.TemporaryDirectory() as scratch:
-        for latency in latencies:
+        runs = [(latency, given) for latency in latencies
+                for given in [None, *(workers if latency != latencies[0] else [])]]
+        for latency, given in runs:
             key = secrets.token_urlsafe(16)
             app = create_app(key)
             late = Late(app, latency)
             url, server, thread = serve(late)
             try:
-                traced = trace / f"trace-{latency:g}.jsonl" if trace else None
+                traced = trace / f"trace-{latency:g}-{given or 0}.jsonl" if trace else None
                 if traced is not None:
                     traced.unlink(missing_ok=True)
                 started = time.time()
-                elapsed, workers, verdict = boardcert_run(url, key, Path(scratch) / str(latency),
-                                                          traced)
+                elapsed, chosen, verdict = boardcert_run(
+                    url, key, Path(scratch) / f"{latency}-{given}", traced, given)
             finally:
                 server.should_exit = True
                 thread.join(timeout=5)
             first = first or elapsed
             ratio = elapsed / first
-            target = TARGETS.get(latency)
+            target = TARGETS.get(latency) if given is None else None
             worst = max(worst, ratio / target) if target else worst
             print(f"delay {latency * 1000:4.0f} ms {elapsed:6.1f} s wall  {ratio:5.2f}x"
                   + (f" [target <= {target:g}x]" if target else "")
-                  + f"  {late.requests:5} requests  {workers}; {verdict}; "
+                  + f"  {late.requests:5} requests  {chosen}; {verdict}; "
                   f"projects left behind: {len(app.state.store._projects)}", flush=True)
             if traced is not None and traced.exists():
                 summarize(traced, started)
@@ -189,6 +195,8 @@ def main() -> int:
     parser.add_argument("--default-run", action="store_true",
                         help="time default `boardcert run`s at each of --latencies")
     parser.add_argument("--latencies", type=float, nargs="+", default=[0.0, 0.03, 0.1])
+    parser.add_argument("--also-workers", type=int, nargs="+", metavar="N",
+                        help="with --default-run: also time --workers N at each delay")
     parser.add_argument("--trace", type=Path, metavar="DIR",
                         help="with --default-run: requests and seconds per module and worker "
                         "(benchmarks/trace.py; its records kept in DIR)")
@@ -201,7 +209,7 @@ def main() -> int:
     if options.default_run:
         if options.trace:
             options.trace.mkdir(parents=True, exist_ok=True)
-        return default_runs(options.latencies, options.trace)
+        return default_runs(options.latencies, options.trace, options.also_workers)
     print(f"reference server answering {options.latency * 1000:.0f} ms late; "
           f"pytest {' '.join(options.pytest_args)}; {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f} at the start")

@@ -297,6 +297,45 @@ def test_clean_up_deletes_newest_first_and_only_what_a_project_does_not_take_alo
     assert ledger.pending() == []
 
 
+def test_clean_up_deletes_projects_side_by_side_once_the_server_answers():
+    """Projects are independent: after the newest (alone, to see that the server answers) they
+    are deleted up to CONCURRENT at a time, each once; a different kind waits its turn."""
+    import threading
+    import time
+
+    import httpx
+
+    from boardcert.api import Api
+    from boardcert.client import Client
+    from boardcert.config import Target, load_profile
+    from boardcert.ledger import CONCURRENT, Ledger
+
+    deleted: list[str] = []
+    busy, most = [0], [0]
+    lock = threading.Lock()
+
+    def server(request: httpx.Request) -> httpx.Response:
+        with lock:
+            busy[0] += 1
+            most[0] = max(most[0], busy[0])
+        time.sleep(0.05)
+        with lock:
+            busy[0] -= 1
+            deleted.append(request.url.path.rsplit("/", 1)[-1])
+        return httpx.Response(200, json={})
+
+    profile = load_profile()
+    ledger = Ledger(Api(Client(Target("http://server", KEY, profile),
+                               httpx.MockTransport(server)), profile))
+    ledger.add("plugin_data", pluginId="boardcert", entityId="e", key="k")
+    for n in range(20):
+        ledger.add("project", projectId=f"p{n}")
+    assert ledger.clean_up() == [] and ledger.pending() == []
+    assert deleted[0] == "p19" and deleted[-1] == "k"
+    assert sorted(deleted[1:-1]) == sorted(f"p{n}" for n in range(19))
+    assert 1 < most[0] <= CONCURRENT
+
+
 def test_clean_up_gives_up_on_a_server_that_stopped_answering():
     """Three refused connections in a row: the rest is listed as not tried, not waited on."""
     import httpx

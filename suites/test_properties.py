@@ -15,18 +15,17 @@ from collections.abc import Iterator
 import pytest
 
 from boardcert import properties
-from boardcert.config import NotAssessed, Target
+from boardcert.config import NotAssessed
 
 schema = properties.load_schema()
 
 
 @pytest.fixture(scope="session")
-def arena(request: pytest.FixtureRequest, target: Target, api, ledger) -> Iterator[
-        properties.Arena]:
+def arena(request: pytest.FixtureRequest, api, ledger) -> Iterator[properties.Arena]:
     """Where the generated requests point: a board made with the plugin's factories on first
     need, and victims for the deletes. If the server cannot give us a board, the cases that
     need it are not assessed (op 1 still runs)."""
-    made = properties.Arena(api, ledger, target)
+    made = properties.Arena(api, ledger)
     try:
         made.organization_id = request.getfixturevalue("organization_id")
         made.make = {kind: request.getfixturevalue(f"make_{kind}")
@@ -34,7 +33,6 @@ def arena(request: pytest.FixtureRequest, target: Target, api, ledger) -> Iterat
     except (AssertionError, NotAssessed) as exc:
         made.broken = str(exc).splitlines()[0]
     yield made
-    made.close()
 
 
 @schema.parametrize()
@@ -47,7 +45,7 @@ def test_operation(case, arena: properties.Arena, request: pytest.FixtureRequest
     if info.probe:
         return  # a request-shape probe for a check the policy does not support
     arena.prepare(case, info)
-    response = case.call(**arena.call_kwargs())
+    response = arena.call(case)  # through the suites' client, as every request
     arena.after_call(case, response)
     properties.answered(request.node, properties.operation_number(case), response.status_code)
     arena.validate(case, response, info)

@@ -59,21 +59,3 @@ def test_the_target_is_frozen_and_its_repr_hides_the_key():
     with pytest.raises(dataclasses.FrozenInstanceError):
         target.base_url = "http://elsewhere"  # type: ignore[misc]
     assert KEY not in repr(target)
-
-
-def test_schemathesis_paces_at_the_workers_share_too():
-    """The property tests take the same per-worker rate as the client (not the raw flag)."""
-    from types import SimpleNamespace
-
-    from boardcert import properties
-    from boardcert.keys import TARGET
-    from boardcert.properties import hooks
-
-    target = resolve({"rate_limit": 8}, {}, workers=4)
-    saved = properties.RUN.rate_limit, properties.RUN.profile
-    try:
-        hooks.pytest_sessionstart(SimpleNamespace(config=SimpleNamespace(
-            stash={TARGET: target})))  # type: ignore[arg-type]
-        assert properties.RUN.rate_limit == 2
-    finally:
-        properties.RUN.rate_limit, properties.RUN.profile = saved

@@ -10,20 +10,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-import requests
 from schemathesis.core import NotSet
 
 from boardcert import spec
 from boardcert.api import Api, ids_in_order, walk
 from boardcert.board import build as build_board
 from boardcert.board import unique
-from boardcert.client import KEY_HEADER
-from boardcert.config import NotAssessed, Profile, Target, fill
+from boardcert.config import NotAssessed, Profile, fill
 from boardcert.errors import ConfigError
 from boardcert.ledger import Entry, Ledger
 from boardcert.properties.cases import CaseInfo
 from boardcert.properties.judging import Judge
 from boardcert.properties.schema import operation_number
+from boardcert.properties.sending import Answer, send
 from boardcert.resources import DELETED_BY
 
 DELETES = {number: kind.name for number, kind in DELETED_BY.items()}
@@ -40,7 +39,6 @@ class Arena:
 
     api: Api
     ledger: Ledger
-    target: Target
     organization_id: str | None = None
     make: dict[str, Callable[..., Any]] = field(default_factory=dict)  # the plugin's factories
     broken: str | None = None  # why the board cannot be made
@@ -50,7 +48,6 @@ class Arena:
     cards: list[Any] = field(default_factory=list)
     metadata: tuple[str, str] | None = None  # (key, value) on cards[1], for op 19
     data_key: str | None = None  # plugin data of cards[0], for op 27
-    session: requests.Session = field(default_factory=requests.Session)
     judge: Judge = field(init=False)
     _victims: dict[int, tuple[dict[str, str], Entry | None]] = field(default_factory=dict)
     _auth_confirmed: set[int] = field(default_factory=set)
@@ -58,7 +55,7 @@ class Arena:
     _built: bool = False
 
     def __post_init__(self) -> None:
-        self.judge = Judge(self.target)
+        self.judge = Judge(self.api.client)
 
     def __repr__(self) -> str:
         return f"<Arena project={self.project.id if self.project else None}>"
@@ -93,9 +90,6 @@ class Arena:
                 self.data_key = key
         self._built = True
         return self
-
-    def close(self) -> None:
-        self.session.close()
 
     # profile values that may be absent (then the operations that need them are not assessed)
     @property
@@ -317,9 +311,9 @@ class Arena:
 
     # --- calling and judging ---------------------------------------------------------------
 
-    def call_kwargs(self) -> dict[str, Any]:
-        return {"base_url": self.target.base_url, "headers": {KEY_HEADER: self.target.api_key},
-                "timeout": self.target.timeout, "session": self.session}
+    def call(self, case: Any) -> Answer:
+        """Send the prepared case through the suites' client (`sending.send`)."""
+        return send(self.api.client, case)
 
     def after_call(self, case: Any, response: Any) -> None:
         """Record what a 2xx created (ledger) or deleted (victims)."""

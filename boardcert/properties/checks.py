@@ -8,14 +8,15 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import requests
 import schemathesis
 from schemathesis.core.failures import ServerError
 
 from boardcert import checks
 from boardcert.board import unique
-from boardcert.client import KEY_HEADER
+from boardcert.client import Client
+from boardcert.errors import ExchangeError
 from boardcert.properties.schema import operation_number
+from boardcert.properties.sending import resend
 
 # --- checks and the requirements they prove ------------------------------------------------
 #
@@ -76,24 +77,19 @@ def _register(check: checks.Check) -> Callable[..., None]:
     return schemathesis.check(run)
 
 
-def key_required(timeout: float) -> Callable[..., None]:
+def key_required(client: Client) -> Callable[..., None]:
     """AUTH-KEY-REQUIRED, as a schemathesis check: a request that succeeded with the key, sent
-    again without it and with a wrong one, is refused with a 4xx each time (any 4xx); a 5xx is
-    NO-SERVER-ERROR."""
+    again (through the client) without it and with a wrong one, is refused with a 4xx each time
+    (any 4xx); a 5xx is NO-SERVER-ERROR."""
     def check(ctx: Any, response: Any, case: Any) -> None:
         if not 200 <= response.status_code < 300:
             return
         for what, key in (("without X-API-Key", None), ("with a wrong X-API-Key", unique("no"))):
-            request = response.request.copy()
-            request.headers.pop(KEY_HEADER, None)
-            if key is not None:
-                request.headers[KEY_HEADER] = key
             try:
-                with requests.Session() as session:
-                    probe = session.send(request, timeout=timeout, allow_redirects=False)
-            except requests.RequestException:
+                probe = resend(client, response.request, key=key)
+            except ExchangeError:
                 return  # no answer proves nothing either way
-            status = probe.status_code
+            status = probe.status or 0
             if not 400 <= status < 500:  # the evidence: this request, not the one with the key
                 check.probes[id(response)] = (response, probe)  # type: ignore[attr-defined]
             if status >= 500:
@@ -105,7 +101,7 @@ def key_required(timeout: float) -> Callable[..., None]:
                                      "a 4xx")
 
     check.__name__ = check.__qualname__ = KEY_CHECK
-    check.probes = {}  # type: ignore[attr-defined]  # id(response) -> (response, the probe)
+    check.probes = {}  # type: ignore[attr-defined]  # id(response) -> (it, the probe's exchange)
     return check
 
 

@@ -35,8 +35,6 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_sessionstart(session: pytest.Session) -> None:
     target = session.config.stash.get(TARGET, None)
     RUN.profile = target.profile if target is not None else None
-    # This process's share of --rate-limit (config.resolve divides it among xdist workers).
-    RUN.rate_limit = target.rate_limit if target is not None else None
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -23,8 +23,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from boardcert import checks, requirements, spec
-from boardcert.client import KEY_HEADER, Exchange, recorded_body
-from boardcert.config import Target
+from boardcert.client import KEY_HEADER, Client
 from boardcert.errors import Violation
 from boardcert.failures import not_checked
 from boardcert.markers import item_operations
@@ -37,7 +36,6 @@ from boardcert.properties.checks import (
     key_required,
 )
 from boardcert.properties.schema import EXACT_BODY_OP, operation_number
-from boardcert.redact import Redactor
 
 SCHEMA_REQUIREMENT = {
     "Project": "PROJECT-TOP-LEVEL",
@@ -202,15 +200,15 @@ def _what(failure: Failure) -> str:
 
 @dataclass(repr=False)
 class Judge:
-    """Runs the checks that apply to a case on its answer, and turns their failures into a
-    violation of requirements, with the exchanges (the key masked)."""
+    """Runs the checks that apply to a case on its answer (sent through `client`), and turns
+    their failures into a violation of requirements, with the exchanges (the key masked)."""
 
-    target: Target
+    client: Client
     _auth_confirmed: set[int] = field(default_factory=set)
 
     @cached_property
     def key_check(self) -> Callable[..., None]:
-        return key_required(self.target.timeout)
+        return key_required(self.client)
 
     def checks_for(self, number: int, info: CaseInfo) -> list[Callable[..., Any]]:
         found = [not_a_server_error, status_code_conformance]
@@ -232,10 +230,11 @@ class Judge:
         if number is None:
             return
         chosen = self.checks_for(number, info)
+        target = self.client.target
         try:
-            case.validate_response(response, checks=chosen,
-                                   headers={KEY_HEADER: self.target.api_key},
-                                   transport_kwargs={"timeout": self.target.timeout})
+            case.validate_response(response, checks=chosen, headers={KEY_HEADER: target.api_key},
+                                   transport_kwargs={"base_url": target.base_url,
+                                                     "timeout": target.timeout})
         except FailureGroup as group:
             found = [(req, f) for f in group.exceptions
                      if (req := requirement_of(f, number, info, response.status_code))]
@@ -257,25 +256,9 @@ class Judge:
             if failure.message:
                 lines += [f"      {line}" for line in failure.message.splitlines()]
         ids = sorted({req for req, _ in found})
-        message = Redactor([self.target.api_key]).text("\n".join(lines))
+        message = self.client.redact("\n".join(lines))
         sent, probe = self.key_check.probes.pop(id(response), (None, None))
-        shown = [self.exchange(response)]
+        shown = [response.exchange]  # an Answer's: the request as the client sent it
         if sent is response:  # the key check's request without the key (or a wrong one)
-            shown.append(self.exchange(probe))
+            shown.append(probe)
         return _violation(ids[0])(message, ids, shown)
-
-    def exchange(self, response: Any) -> Exchange:
-        """A schemathesis response as an exchange: the request with the key masked, the
-        response as it came (masked when shown)."""
-        request, redactor = response.request, Redactor([self.target.api_key])
-        body = request.body.encode() if isinstance(request.body, str) else request.body
-        elapsed = response.elapsed  # seconds; a timedelta from requests (the key check's)
-        return Exchange(
-            method=request.method, url=redactor.text(request.url),
-            request_headers={k: redactor.header(v) for k, v in request.headers.items()},
-            request_body=recorded_body(body, redactor) if body else None,
-            status=response.status_code,
-            headers={k: v if isinstance(v, str) else ", ".join(v)
-                     for k, v in response.headers.items()},
-            content=response.content, redactor=redactor,
-            elapsed=elapsed.total_seconds() if hasattr(elapsed, "total_seconds") else elapsed)

@@ -19,7 +19,6 @@ class _Run:
 
     budget: Budget = BUDGETS["standard"]
     seed: int = DEFAULT_SEED
-    rate_limit: float | None = None
     profile: Profile | None = None
 
 
@@ -61,8 +60,6 @@ def load_schema() -> Any:
                            "generation": {"max-examples": few}})
     if operations:
         data["operations"] = operations
-    if RUN.rate_limit:
-        data["rate-limit"] = f"{max(1, int(RUN.rate_limit * 60))}/m"
     return schemathesis.openapi.from_path(OPENAPI, config=schemathesis.Config.from_dict(data))
 
 

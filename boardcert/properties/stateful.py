@@ -55,8 +55,8 @@ def state_machine(schema: Any) -> type:
             self._info = CaseInfo.of(case)
             self.arena.prepare(case, self._info, getattr(self, "_linked", frozenset()))
 
-        def get_call_kwargs(self, case: Any) -> dict[str, Any]:
-            return self.arena.call_kwargs()
+        def call(self, case: Any, **kwargs: Any) -> Any:
+            return self.arena.call(case)
 
         def after_call(self, response: Any, case: Any) -> None:
             super().after_call(response, case)

@@ -31,7 +31,8 @@ pytest_plugins = ["boardcert.markers",  # requirement markers, --read-only skips
                   "boardcert.allure_results",  # what allure shows: identity, labels, environment
                   "boardcert.junit",  # junit.xml (junit-10.xsd), junit-properties.xml
                   "boardcert.properties",  # --budget, the Hypothesis seed, schemathesis items
-                  "boardcert.distribution"]  # how pytest-xdist's workers share the tests
+                  "boardcert.distribution",  # how pytest-xdist's workers share the tests
+                  "boardcert.overhead"]  # the garbage collector kept off the start-up's heap
 
 
 def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:

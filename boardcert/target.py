@@ -8,6 +8,7 @@ import os
 import secrets
 from collections.abc import Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +18,7 @@ from boardcert.client import Client, Exchange
 from boardcert.config import ENV, FLAGS, Target, resolve
 from boardcert.errors import ConfigError, UnreachableError
 from boardcert.keys import CLIENT, LOG_START, PREFLIGHT_NOTES, TARGET, WORKER_TARGET
+from boardcert.paths import SUITES
 
 
 def resolve_target(config: pytest.Config) -> Target:
@@ -63,6 +65,7 @@ def pytest_collection(session: pytest.Session) -> None:
     twice."""
     config = session.config
     option, target = config.option, config.stash[TARGET]
+    _launch_bundled(config)
     if not users_server(config) or option.no_preflight or option.plan or option.collectonly \
             or hasattr(config, "workerinput") or preflight.checked_before(target.base_url):
         return
@@ -74,6 +77,34 @@ def pytest_collection(session: pytest.Session) -> None:
         pytest.exit(str(exc), returncode=2)
 
 
+def _launch_bundled(config: pytest.Config) -> None:
+    """No base URL, one process: the bundled reference server starts now, while pytest
+    collects (a second of start-up on the other core), and the `target` fixture waits for
+    it. Not for --plan or --collect-only (they contact nothing), nor under pytest-xdist
+    (SharedReference starts it)."""
+    option = config.option
+    if config.stash[TARGET].base_url or option.plan or option.collectonly \
+            or hasattr(config, "workerinput") or getattr(option, "numprocesses", None) \
+            or not any(_in_suites(arg) for arg in config.args):
+        return
+    from boardcert.reference.server import launch
+
+    key = secrets.token_urlsafe(24)
+    server = launch(api_key=key)
+    config.add_cleanup(server.stop)  # if no test asks for the target
+    config.stash[LAUNCHED] = (server, key)
+
+
+def _in_suites(arg: str) -> bool:
+    """Whether a test path of the command line is (in) the suites, whose tests need the
+    target (boardcert's own tests start servers of their own)."""
+    path = Path(arg.split("::")[0]).resolve()
+    return path == SUITES or SUITES in path.parents
+
+
+LAUNCHED = pytest.StashKey[tuple[Any, str]]()  # the bundled server, launched, and its key
+
+
 @pytest.fixture(scope="session")
 def target(request: pytest.FixtureRequest) -> Iterator[Target]:
     """The server under test; the bundled reference server when no base URL was given."""
@@ -81,10 +112,11 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
     if configured.base_url:
         yield configured
         return
-    from boardcert.reference.server import start
+    from boardcert.reference.server import launch
 
-    key = secrets.token_urlsafe(24)
-    with start(api_key=key) as server:
+    server, key = request.config.stash.get(LAUNCHED, None) or (None, secrets.token_urlsafe(24))
+    server = server or launch(api_key=key)
+    with server.wait_until_up(key):
         started = replace(configured, base_url=server.base_url, api_key=key)
         request.config.stash[TARGET] = started  # the report's facts and redaction read it
         yield started

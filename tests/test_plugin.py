@@ -190,11 +190,11 @@ def test_tests_without_the_board_start_no_server(pytester, monkeypatch):
     """Tests that use no target fixture run without starting the reference server."""
     started = []
 
-    def start(api_key: str, **kwargs: Any) -> None:
+    def launch(api_key: str, **kwargs: Any) -> None:
         started.append(api_key)
         raise RuntimeError("the reference server was started")
 
-    monkeypatch.setattr(boardcert.reference.server, "start", start)
+    monkeypatch.setattr(boardcert.reference.server, "launch", launch)
     pytester.makepyfile("""
         import pytest
 

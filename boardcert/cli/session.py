@@ -47,9 +47,11 @@ def plan_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
 
 def _pytest_setup() -> list[str]:
     """The same pytest set-up from any directory, checkout or installed: the plugin, our own
-    configuration file (none of the user's), the suites' directory as rootdir."""
-    return ["-p", "no:cacheprovider", "-p", "boardcert.plugin", "-c", str(RUN_INI),
-            "--rootdir", str(ROOT), "-W", _REWRITE_WARNING]
+    configuration file (none of the user's), the suites' directory as rootdir. Without
+    pytest's unraisableexception plugin, whose full garbage collections at the end (two walks
+    of the whole heap) cost a run more than they could find."""
+    return ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-p", "boardcert.plugin",
+            "-c", str(RUN_INI), "--rootdir", str(ROOT), "-W", _REWRITE_WARNING]
 
 
 def _passed_through(args: argparse.Namespace) -> list[str]:

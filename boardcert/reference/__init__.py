@@ -29,8 +29,17 @@ interface says "not shown", it chooses:
 
 from __future__ import annotations
 
-from boardcert.reference.app import create_app
-from boardcert.reference.server import RunningServer, serve, start
-from boardcert.reference.store import Store
+from importlib import import_module
+from typing import Any
 
-__all__ = ["RunningServer", "Store", "create_app", "serve", "start"]
+__all__ = ["RunningServer", "Store", "create_app", "launch", "serve", "start"]
+_HOME = {"create_app": "app", "Store": "store", "RunningServer": "server", "launch": "server",
+         "serve": "server", "start": "server"}
+
+
+def __getattr__(name: str) -> Any:
+    """Imported on first use: a suite that starts the server in a child process (server.py)
+    imports neither the app nor its web framework."""
+    if name in _HOME:
+        return getattr(import_module(f"boardcert.reference.{_HOME[name]}"), name)
+    raise AttributeError(f"module 'boardcert.reference' has no attribute {name!r}")

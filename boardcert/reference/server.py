@@ -1,4 +1,6 @@
-"""Running the reference server: in this process (`serve`) or in a child process (`start`)."""
+"""Running the reference server: in this process (`serve`) or in a child process (`start`, or
+`launch` now and `RunningServer.wait_until_up` later). Starting a child imports neither
+uvicorn nor the app: a suite that starts one does not pay for them."""
 
 from __future__ import annotations
 
@@ -15,9 +17,6 @@ from types import TracebackType
 from typing import IO
 
 import httpx
-import uvicorn
-
-from boardcert.reference.app import create_app
 
 API_KEY_ENV = "BOARDCERT_REFERENCE_API_KEY"
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the directory holding boardcert/
@@ -31,6 +30,10 @@ def serve(host: str = "127.0.0.1", port: int = 8080, api_key: str | None = None)
     if not api_key:
         api_key = secrets.token_urlsafe(24)
         print(f"API key: {api_key}", flush=True)
+    import uvicorn
+
+    from boardcert.reference.app import create_app
+
     uvicorn.run(
         create_app(api_key),
         host=host,
@@ -60,6 +63,16 @@ class RunningServer:
                 self._process.kill()
                 self._process.wait()
         self._stderr.close()
+
+    def wait_until_up(self, api_key: str, timeout: float = 10.0) -> RunningServer:
+        """Return once the server answers GET /users/me with this key; stopped and a
+        RuntimeError if it exits or stays silent for `timeout` seconds."""
+        try:
+            _wait_until_up(self, self._process, api_key, timeout)
+        except BaseException:
+            self.stop()
+            raise
+        return self
 
     def stderr_text(self) -> str:
         """What the child wrote on stderr so far."""
@@ -95,6 +108,12 @@ def start(
     api_key: str, host: str = "127.0.0.1", port: int | None = None, timeout: float = 10.0
 ) -> RunningServer:
     """Start the server in a child process and return once it answers with this key."""
+    return launch(api_key, host, port).wait_until_up(api_key, timeout)
+
+
+def launch(api_key: str, host: str = "127.0.0.1", port: int | None = None) -> RunningServer:
+    """Start the server in a child process and return at once (it answers within a second or
+    so: `wait_until_up`)."""
     if not api_key:
         raise ValueError("the API key must not be empty")
     port = free_port(host) if port is None else port
@@ -106,13 +125,7 @@ def start(
     process = subprocess.Popen(
         command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr
     )
-    server = RunningServer(process, f"http://{_url_host(host)}:{port}", stderr)
-    try:
-        _wait_until_up(server, process, api_key, timeout)
-    except BaseException:
-        server.stop()
-        raise
-    return server
+    return RunningServer(process, f"http://{_url_host(host)}:{port}", stderr)
 
 
 def _url_host(host: str) -> str:

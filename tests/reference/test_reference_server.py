@@ -9,8 +9,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+import uvicorn
 
 from boardcert.reference import __main__ as entry
+from boardcert.reference import app as app_module
 from boardcert.reference import server as server_module
 from boardcert.reference.server import API_KEY_ENV, start
 
@@ -60,8 +62,8 @@ def test_main_passes_arguments_to_serve(monkeypatch: pytest.MonkeyPatch) -> None
 def test_serve_chooses_the_key(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     """serve() takes the key given, else the environment's, else a generated one it prints."""
     keys: list[str] = []
-    monkeypatch.setattr(server_module, "create_app", keys.append)
-    monkeypatch.setattr(server_module.uvicorn, "run", lambda app, **options: None)
+    monkeypatch.setattr(app_module, "create_app", keys.append)
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: None)
     server_module.serve(api_key="given")
     monkeypatch.setenv(API_KEY_ENV, "from-env")
     server_module.serve()

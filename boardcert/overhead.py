@@ -1,0 +1,110 @@
+"""What a run spends that certifies nothing, kept small (pytest plugin module; issue 16).
+
+- Python's cyclic garbage collector: a run builds a large heap once (pytest, schemathesis,
+  Hypothesis, the collected items) and then allocates little that lives, yet every full
+  collection walks the whole heap: on the bundled server they took more than a tenth of a
+  run's CPU time. `boardcert run` turns the collector off while it imports and collects; once
+  collection is done the heap built so far is frozen (`gc.freeze`: the collector no longer
+  walks it) and the collector runs again, on what the tests allocate. (pytest's
+  unraisableexception plugin, whose two full collections end a session, is not loaded by
+  `boardcert run`: boardcert.cli.session.)
+- Allure's results: allure-pytest writes a file per test and one per fixture of each test
+  (some 1800 files a run), each created while the test waits. `AllureWriter` serializes them
+  as allure-pytest does but creates the files on a thread of their own, off the tests' path;
+  all are on disk before the session's end reads them (boardcert.allure_results).
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import queue
+import sys
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Freeze what start-up and collection built; the collector walks only what comes after."""
+    gc.freeze()
+    gc.enable()  # boardcert run turned it off until now
+
+
+# --- Allure's result files ----------------------------------------------------------------
+
+WRITER = pytest.StashKey["AllureWriter"]()
+
+
+class AllureWriter:
+    """Writes allure-pytest's result and container files on a thread: the same file names
+    and JSON as allure_commons.logger.AllureFileLogger, which hands each item to `write`."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._queue: queue.SimpleQueue[tuple[str, str] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = threading.Thread(
+            target=self._run, name="boardcert-allure-writer", daemon=True)
+        self._thread.start()
+        self.errors: list[str] = []
+
+    def write(self, item: Any) -> None:
+        """What AllureFileLogger._report_item does, the file created on the writer's thread."""
+        from attr import asdict
+
+        indent = 4 if os.environ.get("ALLURE_INDENT_OUTPUT") else None
+        name = item.file_pattern.format(prefix=uuid.uuid4())
+        data = asdict(item, filter=lambda _, v: v or v is False)
+        text = json.dumps(data, indent=indent, ensure_ascii=False)
+        if self._thread is None:  # after close(): at once
+            self._save(name, text)
+        else:
+            self._queue.put((name, text))
+
+    def close(self) -> None:
+        """Wait until every file is written; from then on `write` writes at once."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._queue.put(None)
+            thread.join()
+
+    def _run(self) -> None:
+        while (job := self._queue.get()) is not None:
+            try:
+                self._save(*job)
+            except OSError as exc:  # said at the end, as allure-pytest would have raised it
+                self.errors.append(f"{job[0]}: {exc}")
+
+    def _save(self, name: str, text: str) -> None:
+        temporary = self.directory / f"{name}.tmp"
+        temporary.write_text(text, encoding="utf8")
+        os.replace(temporary, self.directory / name)
+
+
+@pytest.hookimpl(trylast=True)  # after allure-pytest made its file logger
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.pluginmanager.has_plugin("allure_listener"):
+        return
+    from allure_commons import plugin_manager
+    from allure_commons.logger import AllureFileLogger
+
+    for logger in plugin_manager.get_plugins():
+        if isinstance(logger, AllureFileLogger):
+            writer = config.stash[WRITER] = AllureWriter(logger._report_dir)
+            logger._report_item = writer.write  # type: ignore[method-assign]
+            config.add_cleanup(writer.close)
+
+
+@pytest.hookimpl(tryfirst=True)  # before boardcert.allure_results reads the files
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    writer = session.config.stash.get(WRITER, None)
+    if writer is not None:
+        writer.close()
+        if writer.errors:
+            print(f"boardcert: {len(writer.errors)} allure results could not be written "
+                  f"({writer.errors[0]})", file=sys.stderr)

@@ -1,38 +1,101 @@
-"""Wall time of the conformance suites per schemathesis budget, against the reference server.
+"""Wall time of whole certifications against the bundled reference server (issue 16).
 
-For each budget it runs, as separate processes (so start-up counts, as in `boardcert run`):
-  - `pytest suites -q --budget B`                      the whole certification;
-  - `pytest suites/test_properties.py -q --budget B`   the property tests alone;
-and once `pytest suites -q --ignore suites/test_properties.py`, so that what the property tests
-add to a run is the difference. Each is repeated and the median wall time is printed, with the
-targets of issue 5. A measurement, not a test: run it by hand on an otherwise idle machine.
+Side by side, in rounds (so that every ratio compares runs made on the same, possibly busy,
+machine), each a separate process as a user starts it:
+  - `boardcert run`                    the default: standard budget, bundled reference server;
+  - `boardcert run --budget quick`     the quick budget;
+  - `schemathesis run spec/openapi.yaml --max-examples 25`, plain, against a reference server
+    started once beforehand (its start-up is not timed; boardcert's own start of the bundled
+    server is).
+Prints each run, the medians, and the ratios of the issue's targets: standard <= 5 s and
+quick <= 3 s on an idle 2-core machine; standard no slower than the plain schemathesis run
+(ratio <= 1) and quick at most 0.6 of it, both ratios being medians of per-round ratios.
 
-With PYTHONDONTWRITEBYTECODE set, every pytest process compiles again the ~400 plugin modules
-(schemathesis, hypothesis, ...) that pytest's assertion rewriting takes over, seconds of
-start-up per run; `--pycache DIR` lets the runs keep their bytecode in DIR, as a normal
-installation does (a first, unmeasured run fills it).
+`--per-budget` times `pytest suites` per budget instead, with and without the property tests
+(the targets of issue 5). A measurement, not a test: quote it with the load average it prints.
 
-    python benchmarks/run_time.py [--budgets quick standard] [--repeat 3] [--pycache DIR]
+    python benchmarks/run_time.py [--repeat 3] [--budgets quick standard] [--per-budget]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PROPERTIES = "suites/test_properties.py"
-# budget -> (whole run, what the property tests add), in seconds
-TARGETS = {"quick": (8.0, 4.0), "standard": (30.0, 18.0)}
+sys.path.insert(0, str(ROOT))  # run from a checkout
 
+from boardcert.reference.server import start  # noqa: E402
+
+BIN = Path(sys.executable).parent
+PROPERTIES = "suites/test_properties.py"
+# budget -> (whole run, what the property tests add), in seconds (issue 5, --per-budget)
+TARGETS = {"quick": (8.0, 4.0), "standard": (30.0, 18.0)}
+# issue 16: seconds on an idle 2-core machine, and ratios to the plain schemathesis run
+WALL_TARGETS = {"standard": 5.0, "quick": 3.0}
+RATIO_TARGETS = {"standard": 1.0, "quick": 0.6}
+PLAIN = "schemathesis --max-examples 25"
 
 ENV = dict(os.environ)
 
+
+def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, int]:
+    """Seconds one process takes, and its exit status."""
+    started = time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env or ENV, capture_output=True, check=False)
+    return time.perf_counter() - started, done.returncode
+
+
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
+
+
+def side_by_side(repeat: int) -> int:
+    """The issue-16 comparison: boardcert standard and quick against plain schemathesis."""
+    key = "bench-" + secrets.token_urlsafe(12)
+    boardcert = [sys.executable, "-m", "boardcert.cli", "run"]
+    env = {k: v for k, v in ENV.items() if not k.startswith("BOARDCERT_")}
+    print(f"{load()} at the start; {repeat} rounds, each: boardcert standard, boardcert quick, "
+          f"{PLAIN}\n")
+    times: dict[str, list[float]] = {"standard": [], "quick": [], PLAIN: []}
+    ratios: dict[str, list[float]] = {"standard": [], "quick": []}
+    with start(api_key=key) as server, tempfile.TemporaryDirectory() as scratch:
+        plain = [str(BIN / "schemathesis"), "run", str(ROOT / "spec" / "openapi.yaml"),
+                 "--url", server.base_url, "-H", f"X-API-Key: {key}", "--max-examples", "25"]
+        for n in range(repeat):
+            place = Path(scratch) / str(n)
+            place.mkdir()
+            runs = {"standard": boardcert + ["--output", str(place / "standard")],
+                    "quick": boardcert + ["--budget", "quick", "--output", str(place / "quick")],
+                    PLAIN: plain}
+            seconds = {}
+            for name, command in runs.items():
+                seconds[name], code = timed(command, place, env)
+                times[name].append(seconds[name])
+                print(f"  round {n + 1}  {name:32} {seconds[name]:6.1f} s  (exit {code})",
+                      flush=True)
+            for name in ratios:
+                ratios[name].append(seconds[name] / seconds[PLAIN])
+    print(f"\n{'run':34}{'median s':>9}{'target s':>9}{'ratio':>8}{'target':>8}")
+    for name in ("standard", "quick"):
+        print(f"{'boardcert ' + name:34}{statistics.median(times[name]):9.1f}"
+              f"{WALL_TARGETS[name]:9.1f}{statistics.median(ratios[name]):8.2f}"
+              f"{RATIO_TARGETS[name]:8.2f}")
+    print(f"{PLAIN:34}{statistics.median(times[PLAIN]):9.1f}{'':9}{1:8.2f}")
+    print(f"\n{load()} at the end (the wall targets hold for an idle machine; the ratios "
+          "compare runs side by side)")
+    return 0
+
+
+# --- --per-budget: pytest suites per budget (issue 5) -------------------------------------
 
 def wall_time(args: list[str]) -> tuple[float, str]:
     """Seconds one pytest process takes, and its summary line."""
@@ -50,27 +113,22 @@ def median_of(args: list[str], repeat: int) -> tuple[float, str]:
     return statistics.median(t for t, _ in runs), runs[-1][1]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--budgets", nargs="+", default=["quick", "standard"])
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--pycache", metavar="DIR", help="keep bytecode in DIR (see above)")
-    args = parser.parse_args(argv)
-    if args.pycache:
-        ENV.pop("PYTHONDONTWRITEBYTECODE", None)
-        ENV["PYTHONPYCACHEPREFIX"] = str(Path(args.pycache).resolve())
-        wall_time(["suites", "--budget", "quick"])  # fills the cache
-    load = os.getloadavg()[0]
-    print(f"{os.cpu_count()} cores, load average {load:.2f}"
-          + ("  (busy machine: times are inflated)" if load > (os.cpu_count() or 1) else ""))
-    if ENV.get("PYTHONDONTWRITEBYTECODE"):
-        print("PYTHONDONTWRITEBYTECODE is set: start-up recompiles plugins (try --pycache DIR)")
-    print(f"median of {args.repeat} runs, wall seconds, reference server started by the plugin\n")
-    base, summary = median_of(["suites", "--ignore", PROPERTIES], args.repeat)
+def per_budget(budgets: list[str], repeat: int) -> int:
+    """`pytest suites` per budget, with and without the property tests. With
+    PYTHONDONTWRITEBYTECODE set every pytest process would compile again the plugin modules
+    that assertion rewriting takes over: the runs keep their bytecode in ~/.cache/boardcert
+    (as `boardcert run` does)."""
+    if ENV.pop("PYTHONDONTWRITEBYTECODE", None):
+        cache = Path(ENV.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "boardcert"
+        ENV.setdefault("PYTHONPYCACHEPREFIX", str(cache / "pycache"))
+    wall_time(["suites", "--budget", "quick"])  # fills the bytecode cache
+    print(f"{load()}; median of {repeat} runs, wall seconds, reference server started by "
+          "the plugin\n")
+    base, summary = median_of(["suites", "--ignore", PROPERTIES], repeat)
     print(f"{'without properties':<28}{base:7.1f}  {summary}")
-    for budget in args.budgets:
-        whole, summary = median_of(["suites", "--budget", budget], args.repeat)
-        alone, alone_summary = median_of([PROPERTIES, "--budget", budget], args.repeat)
+    for budget in budgets:
+        whole, summary = median_of(["suites", "--budget", budget], repeat)
+        alone, alone_summary = median_of([PROPERTIES, "--budget", budget], repeat)
         run_target, add_target = TARGETS.get(budget, (None, None))
         print(f"{'suites, ' + budget:<28}{whole:7.1f}  {summary}"
               + (f"  [target <= {run_target:g}]" if run_target else ""))
@@ -78,6 +136,19 @@ def main(argv: list[str] | None = None) -> int:
               + (f"  [target <= {add_target:g}]" if add_target else ""))
         print(f"{'  properties alone':<28}{alone:7.1f}  {alone_summary}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--per-budget", action="store_true",
+                        help="pytest suites per budget, with and without the property tests")
+    parser.add_argument("--budgets", nargs="+", default=["quick", "standard"],
+                        help="with --per-budget")
+    args = parser.parse_args(argv)
+    if args.per_budget:
+        return per_budget(args.budgets, args.repeat)
+    return side_by_side(args.repeat)
 
 
 if __name__ == "__main__":

@@ -125,7 +125,11 @@ def summarize(trace: Path, started: float) -> None:
     records = [json.loads(line) for line in trace.read_text().splitlines()]
     rows: dict[tuple[str, str], list[float]] = {}
     workers: dict[str, list[float]] = {}
+    ends: dict[str, dict] = {}
     for r in records:
+        if r["when"] == "sessionfinish":
+            ends[r["worker"]] = r
+            continue
         span = workers.setdefault(r["worker"], [r["start"], r["start"], 0.0, 0.0])
         span[0], span[1] = min(span[0], r["start"]), max(span[1], r["start"] + r["seconds"])
         span[2] += r["seconds"]
@@ -147,8 +151,13 @@ def summarize(trace: Path, started: float) -> None:
             print(f"    {module + ' (' + when + ')':52} {n:4.0f} {count:8.0f} {seconds:8.1f} "
                   f"{waited:8.1f}")
     for name, (first, last, busy, count) in sorted(workers.items()):
-        print(f"    worker {name:6} session start at {first - started:5.1f} s, last test done "
-              f"at {last - started:5.1f} s, {busy:5.1f} s in tests, {count:5.0f} requests")
+        end = ends.get(name)
+        ending = (f", session end {end['start'] - started:5.1f}-"
+                  f"{end['start'] + end['seconds'] - started:5.1f} s" if end else "")
+        if end and name == "main" and end["last_report"]:
+            ending += f", last report in at {end['last_report'] - started:5.1f} s"
+        print(f"    {name:6} session start at {first - started:5.1f} s, last test done at "
+              f"{last - started:5.1f} s, {busy:5.1f} s in tests, {count:5.0f} requests{ending}")
 
 
 def default_runs(latencies: list[float], trace: Path | None = None,

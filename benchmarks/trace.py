@@ -70,3 +70,24 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     _write({"test": "", "when": "sessionstart",
             "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "start": time.time(),
             "seconds": 0, "requests": 0, "waited": 0})
+
+
+LAST = {"report": 0.0}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    LAST["report"] = time.time()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_sessionfinish(session: pytest.Session) -> Any:
+    """When the last report came in, and how long the end of the session took (clean-up,
+    the report files, on the controller: xdist's workers stopping)."""
+    started = time.time()
+    try:
+        return (yield)
+    finally:
+        _write({"test": "", "when": "sessionfinish",
+                "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "start": started,
+                "seconds": time.time() - started, "requests": 0, "waited": 0,
+                "last_report": LAST["report"]})

@@ -1,10 +1,12 @@
 """How many test workers (pytest-xdist `-n`) a run uses: chosen from the target's round trip.
 
-A worker costs seconds of start-up (imports, collection, its own board); it pays back only
-when tests spend their time waiting for answers. So: serial when the server answers within a
-few milliseconds (the bundled server, a server on the same machine or network), more workers
-the farther away it is, never more than MAX_WORKERS nor twice the machine's cores, and no more
-than `--rate-limit` can keep busy. `--workers N` (or `-n N` after `--`) decides instead.
+A worker costs seconds of start-up CPU (imports, collection, its own board); it pays back
+only when tests spend their time waiting for answers, and a worker that waits needs no core.
+So: serial when the server answers within a few milliseconds (the bundled server, a server on
+the same machine or network), more workers the farther away it is, never more than MAX_WORKERS
+nor four per core, and no more than `--rate-limit` can keep busy. `--workers N` (or `-n N`
+after `--`) decides instead. Measured (benchmarks/parallel.py, 2 cores, loaded): at 100 ms 8
+workers took 72 s where 6 took 82 s and 4 took 101 s; at 30 ms 4 took 83 s, 6 took 111 s.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ import os
 from dataclasses import dataclass
 
 SERIAL_BELOW = 0.010  # seconds of round trip under which workers cost more than they save
-PER_WORKER = 0.010  # one more worker per this much round trip
-MAX_WORKERS = 4
+PER_WORKER = 0.0075  # one more worker per this much round trip
+MAX_WORKERS = 8
+PER_CORE = 4
 RULE = (f"chosen from the round trip of the preflight's requests: serial below "
-        f"{SERIAL_BELOW * 1000:.0f} ms, else one worker per {PER_WORKER * 1000:.0f} ms, 2 to "
-        f"{MAX_WORKERS} (at most twice the cores), no more than --rate-limit keeps busy; "
+        f"{SERIAL_BELOW * 1000:.0f} ms, else one worker per {PER_WORKER * 1000:g} ms, 2 to "
+        f"{MAX_WORKERS} (at most {PER_CORE} per core), no more than --rate-limit keeps busy; "
         f"--workers N decides instead")
 
 
@@ -43,7 +46,7 @@ def choose(rtt: float | None, rate_limit: float | None = None,
     if rtt < SERIAL_BELOW:
         return Choice(1, f"serial: the round trip is {ms}, below {SERIAL_BELOW * 1000:.0f} ms "
                          f"(starting workers would cost more than the waiting they save)")
-    cap = min(MAX_WORKERS, 2 * (cores or os.cpu_count() or 1))
+    cap = min(MAX_WORKERS, PER_CORE * (cores or os.cpu_count() or 1))
     workers = min(cap, max(2, round(rtt / PER_WORKER)))
     why = f"the round trip is {ms}"
     if rate_limit:  # one worker sends at most 1/rtt requests a second

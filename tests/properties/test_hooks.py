@@ -1,0 +1,48 @@
+"""boardcert.properties.hooks: the budget (validated at start-up) and the fixed, printed seed."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from boardcert import properties
+from boardcert.errors import ConfigError
+from boardcert.properties import hooks
+
+
+def test_budgets_by_name_and_number():
+    """quick, standard and thorough are named budgets; a number is examples per operation."""
+    assert properties.parse_budget(None) is properties.BUDGETS["standard"]
+    assert properties.parse_budget("quick").max_examples < properties.parse_budget(
+        "standard").max_examples < properties.parse_budget("thorough").max_examples
+    assert properties.parse_budget("7").max_examples == 7
+
+
+@pytest.mark.parametrize("value", ["fast", "0", "-3", "1.5"])
+def test_an_invalid_budget_is_a_usage_error_naming_the_flag(value):
+    """A bad --budget stops the run at start-up with a message naming --budget."""
+    with pytest.raises(ConfigError, match="--budget"):
+        properties.parse_budget(value)
+    config = SimpleNamespace(option=SimpleNamespace(hypothesis_seed=None),
+                             getoption=lambda name, default=None: value if name == "budget"
+                             else default)
+    with pytest.raises(pytest.UsageError, match="--budget"):
+        hooks.pytest_configure(config)
+
+
+def test_the_seed_is_fixed_unless_given():
+    """Without --hypothesis-seed the seed is the default one, and Hypothesis gets it too."""
+    run = properties.RUN
+    saved = (run.budget, run.seed)
+    try:
+        for given, expected in ((None, properties.DEFAULT_SEED), ("42", 42)):
+            option = SimpleNamespace(hypothesis_seed=given)
+            config = SimpleNamespace(option=option, getoption=lambda name, default=None, o=option:
+                                     getattr(o, name, default))
+            hooks.pytest_configure(config)
+            assert run.seed == expected and int(option.hypothesis_seed) == expected
+            assert f"--hypothesis-seed {expected}" in hooks.pytest_report_header(config)[0]
+    finally:
+        run.budget, run.seed = saved
+

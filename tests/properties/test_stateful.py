@@ -1,0 +1,72 @@
+"""boardcert.properties.stateful: the state machine chooses its rules from what Hypothesis drew,
+a failure it meets still fails, and what it cannot replay is not assessed."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+
+from boardcert import properties
+from boardcert.properties.stateful import PROFILE_NEEDS, not_assessable
+from properties.servers import busy_app, run_suite, serving
+
+
+def test_the_workflow_does_not_depend_on_what_the_server_answered():
+    """Against a server whose answers change between a scenario and its replay the stateful test
+    still passes at the standard budget (schemathesis's own machine stopped with
+    FlakyStrategyDefinition "while selecting a rule to run" here, for every seed tried)."""
+    key = "busy-" + secrets.token_urlsafe(16)
+    with serving(busy_app(key)) as base_url:
+        output = run_suite(base_url, key, "-k", "Workflow", budget="standard")
+    assert output.startswith("exit 0"), output[-6000:]
+    assert "1 passed" in output and "Flaky" not in output, output[-6000:]
+
+
+def test_a_failure_the_workflow_finds_still_fails():
+    """A server fault met along a link (op 15, reached from a column the scenario created,
+    answers the card id as a JSON integer) fails the stateful test naming its requirement."""
+    from faults import FAULTS
+    from faults import serving as serve_variant
+
+    variant = next(v for v in FAULTS if v.name == "card-id-integer")
+    key = "fault-" + secrets.token_urlsafe(16)
+    with serve_variant(variant, key) as base_url:
+        output = run_suite(base_url, key, "-k", "Workflow", budget="standard")
+    assert output.startswith("exit 1"), output[-6000:]
+    assert "[CARD-FIELD-TYPES]" in output and "op 15" in output, output[-6000:]
+    assert key not in output
+
+
+def test_a_scenario_that_cannot_be_replayed_is_not_assessed():
+    """Hypothesis's own errors around the stateful test are a skip that says why."""
+    from hypothesis.errors import FlakyStrategyDefinition
+
+    with pytest.raises(pytest.skip.Exception, match="not assessed: .*replayed deterministically"), \
+            properties.replayable():
+        raise FlakyStrategyDefinition("Inconsistent data generation!")
+    with pytest.raises(AssertionError), properties.replayable():
+        raise AssertionError("a check failed")
+
+
+def test_the_workflow_names_only_requirements_the_operations_also_assess():
+    """A skipped stateful test leaves no requirement unassessed: each one it names is named by
+    the items of the operations it runs."""
+    named = {req for n in properties.stateful_operations() for req in properties.requirement_ids(n)}
+    assert set(properties.workflow_requirements()) <= named
+
+
+def test_operations_the_profile_cannot_place_are_left_out_of_the_machine():
+    """Without plugin_id the plugin operations (23-28) are not assessable (a skip inside the
+    machine would skip every scenario); without entity_id only those that need it; a profile
+    with both, or no profile, leaves nothing out."""
+    class Profile:
+        def __init__(self, *keys: str) -> None:
+            self.keys = keys
+
+        def has(self, key: str) -> bool:
+            return key in self.keys
+
+    assert not_assessable(Profile()) == sorted(PROFILE_NEEDS)
+    assert not_assessable(Profile("plugin_id")) == [25, 26, 27, 28]
+    assert not_assessable(Profile("plugin_id", "entity_id")) == not_assessable(None) == []

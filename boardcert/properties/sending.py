@@ -12,6 +12,7 @@ from schemathesis.core.transport import Response
 from schemathesis.transport.prepare import prepare_request
 
 from boardcert.client import KEY_HEADER, Client, Exchange
+from boardcert.errors import ExchangeError
 
 AS_SENT = SanitizationConfig(enabled=False)  # the request itself (its key is sent, never shown)
 FRAMING = frozenset({"content-length", "transfer-encoding", "host"})  # httpx sets these itself
@@ -31,7 +32,11 @@ def send(client: Client, case: Any) -> Answer:
     case.freeze_metadata()  # and frozen, so that the serialized body does not count as a change
     prepared = prepare_request(case, {KEY_HEADER: client.target.api_key}, config=AS_SENT,
                                base_url=client.target.base_url)
-    exchange = resend(client, prepared, keep_key=True)
+    try:
+        exchange = resend(client, prepared, keep_key=True)
+    except ExchangeError as exc:  # no usable answer: fails the test, with the exchange
+        exc.traceback = False  # through schemathesis and Hypothesis: the message says it all
+        raise
     answer = Answer(status_code=exchange.status or 0,
                     headers={name: [value] for name, value in exchange.headers.items()},
                     content=exchange.content, request=prepared, elapsed=exchange.elapsed,

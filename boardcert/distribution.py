@@ -88,16 +88,40 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return Longest(config, log) if config.stash.get(OURS, False) else None
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """pytest-xdist says how many workers collected when the tests start: with Longest that
+    is after the first; the line it prints once all have is said here."""
+    config = node.config
+    if config.stash.get(OURS, False):
+        done = config.stash[COLLECTED] = config.stash.get(COLLECTED, 0) + 1
+        reporter = config.pluginmanager.get_plugin("terminalreporter")
+        if done == len(config.option.tx) and reporter is not None:
+            reporter.write_line(f"{done} workers [{len(ids)} items]")
+
+
+COLLECTED = pytest.StashKey[int]()
+
+
 class Longest(LoadScopeScheduling):
-    """pytest-xdist's scheduling by scope, with boardcert's units and order."""
+    """pytest-xdist's scheduling by scope, with boardcert's units and order; work starts with
+    the first worker that has collected (they collect the same tests: each later collection
+    is checked against it), the others join as they finish collecting."""
 
     units: dict[str, str] = {}
 
+    @property
+    def collection_is_completed(self) -> bool:
+        return bool(self.registered_collections)
+
     def schedule(self) -> None:
-        if self.collection is None and self.registered_collections:
-            collection = list(next(iter(self.registered_collections.values())))
-            self.units = units(collection, self.numnodes)
-        super().schedule()
+        if self.collection is None:
+            self.collection = list(next(iter(self.registered_collections.values())))
+            self.units = units(self.collection, self.numnodes)
+            for nodeid in self.collection:
+                self.workqueue.setdefault(self._split_scope(nodeid), {})[nodeid] = False
+        for node in self.nodes:
+            self._reschedule(node)
 
     def _split_scope(self, nodeid: str) -> str:
         return self.units.get(nodeid) or nodeid.split("::", 1)[0]
@@ -110,11 +134,10 @@ class Longest(LoadScopeScheduling):
 
     def _reschedule(self, node: Any) -> None:
         # xdist's own waits for fewer than 3 pending tests; with units of one test that holds
-        # back work another worker could start.
-        if node.shutting_down:
+        # back work another worker could start. A worker runs a test once it has the next.
+        if node.shutting_down or node not in self.registered_collections:
             return
+        while self.workqueue and self._pending_of(self.assigned_work[node]) <= 1:
+            self._assign_work_unit(node)
         if not self.workqueue:
             node.shutdown()
-            return
-        if self._pending_of(self.assigned_work[node]) <= 1:
-            self._assign_work_unit(node)

@@ -74,12 +74,30 @@ def test_the_longest_units_go_out_first_and_a_worker_gets_more_when_down_to_one(
     nodes = [_Node("gw0"), _Node("gw1")]
     for node in nodes:
         scheduler.add_node(node)
+    for node in nodes:  # as pytest-xdist does
         scheduler.add_node_collection(node, collection)
-    scheduler.schedule()
+        scheduler.schedule()
     first = [collection[node.sent[0]] for node in nodes]
     assert first[0] == STATEFUL and "test_properties" in first[1], first
     assert len(nodes[0].sent) == 2  # the stateful test alone, so one more unit at once
     assert all("test_rows" not in collection[i] for node in nodes for i in node.sent)
+
+
+def test_work_starts_with_the_first_worker_that_has_collected():
+    """The first worker to finish collecting starts at once; a later one joins when its
+    collection (the same) comes in, and gets what is left."""
+    collection = [n for n in _collection() if "test_errors" not in n]
+    scheduler = distribution.Longest(_Config(2), log=None)
+    early, late = _Node("gw0"), _Node("gw1")
+    for node in (early, late):
+        scheduler.add_node(node)
+    scheduler.add_node_collection(early, collection)
+    assert scheduler.collection_is_completed
+    scheduler.schedule()
+    assert collection[early.sent[0]] == STATEFUL and late.sent == []
+    scheduler.add_node_collection(late, collection)
+    scheduler.schedule()
+    assert late.sent and not set(late.sent) & set(early.sent)
 
 
 def test_property_items_run_on_several_workers(tmp_path):

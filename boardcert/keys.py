@@ -13,6 +13,7 @@ TARGET = pytest.StashKey[Target]()  # the server under test (the started referen
 CLIENT = pytest.StashKey[Client]()  # the session's client, once made
 LEDGERS = pytest.StashKey[list[Ledger]]()  # ledgers not yet cleaned up
 LEFT_BEHIND = pytest.StashKey[list[str]]()  # what clean-up could not delete
+THROWAWAY = pytest.StashKey[bool]()  # the target is the bundled server this process started
 LOG_START = pytest.StashKey[tuple[Client | None, int]]()  # the client's log length at set-up
 PREFLIGHT_NOTES = pytest.StashKey[list[str]]()
 WORKER_TARGET = "boardcert_target"  # workerinput key: the controller's reference server

@@ -79,6 +79,9 @@ def render(tests: list[PlannedTest], base_url: str, read_only: bool) -> str:
     for module in modules:
         lines += ["", *_module(module, [t for t in runs if t.module == module], read_only)]
     lines += ["", *_clean_up(read_only)]
+    if not base_url and not read_only:
+        lines.append("(the bundled reference server: nothing is deleted; it stops at the end "
+                     "with all the run made)")
     return "\n".join(lines)
 
 

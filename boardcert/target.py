@@ -17,7 +17,7 @@ from boardcert import preflight
 from boardcert.client import Client, Exchange
 from boardcert.config import ENV, FLAGS, Target, resolve
 from boardcert.errors import ConfigError, UnreachableError
-from boardcert.keys import CLIENT, LOG_START, PREFLIGHT_NOTES, TARGET, WORKER_TARGET
+from boardcert.keys import CLIENT, LOG_START, PREFLIGHT_NOTES, TARGET, THROWAWAY, WORKER_TARGET
 from boardcert.paths import SUITES
 
 
@@ -119,6 +119,7 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
     with server.wait_until_up(key):
         started = replace(configured, base_url=server.base_url, api_key=key)
         request.config.stash[TARGET] = started  # the report's facts and redaction read it
+        request.config.stash[THROWAWAY] = True  # nothing to clean up: boardcert.cleanup
         yield started
 
 

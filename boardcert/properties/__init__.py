@@ -13,7 +13,8 @@ it needs, so that the suite reads as a page:
   raises a violation naming them, with a curl command whose key is `***`;
 - `arena`: the `Arena`, real resources of this run that generated requests point into, and the
   profile's bodies for the bodies the interface does not show;
-- `stateful`: the state machine over the spec's links, and `replayable()`.
+- `stateful`: the state machine over the spec's links, and `replayable()`;
+- `sending`: the HTTP seam, every generated request sent through the suites' `Client`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@
   collection walks the whole heap: on the bundled server they took more than a tenth of a
   run's CPU time. `boardcert run` turns the collector off while it imports and collects; once
   collection is done the heap built so far is frozen (`gc.freeze`: the collector no longer
-  walks it) and the collector runs again, on what the tests allocate. (pytest's
+  walks it) and the collector runs again, on what the tests allocate. (Frozen once before
+  too, when this first of the plugin modules is imported: see below.) (pytest's
   unraisableexception plugin, whose two full collections end a session, is not loaded by
   `boardcert run`: boardcert.cli.session.)
 - Allure's results: allure-pytest writes a file per test and one per fixture of each test
@@ -23,10 +24,21 @@ import queue
 import sys
 import threading
 import uuid
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+# Frozen as this module is imported, before the plugin modules that import Hypothesis and
+# schemathesis: both call gc.collect() (and gc.get_referrers) as they are imported
+# (hypothesis.register_random), a walk of all that lives, which then skips what pytest and
+# boardcert built before them (a seventh of a second of each run). gc.get_referrers does not
+# see frozen referrers, so Hypothesis would warn that trio's Random (which trio's module
+# holds, frozen) has none: that warning is ours, not trio's, and is not shown.
+gc.freeze()
+warnings.filterwarnings("ignore", message="It looks like `register_random` was passed",
+                        module=r"trio\.")
 
 
 @pytest.hookimpl(trylast=True)

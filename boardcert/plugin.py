@@ -20,7 +20,8 @@ from boardcert.options import add_to
 # Registered in this order; pytest calls the later ones' hooks first, so the five at the end
 # run theirs before those of the first six (properties adds requirement markers before
 # markers reads them; results writes before clean-up).
-pytest_plugins = ["boardcert.markers",  # requirement markers, --read-only skips
+pytest_plugins = ["boardcert.overhead",  # first: freezes the heap before Hypothesis
+                  "boardcert.markers",  # requirement markers, --read-only skips
                   "boardcert.target",  # the server under test, its client, the preflight
                   "boardcert.cleanup",  # the ledger, clean-up at the end, Ctrl-C
                   "boardcert.fixtures",  # api, discovery, factories, boards, observe
@@ -31,8 +32,7 @@ pytest_plugins = ["boardcert.markers",  # requirement markers, --read-only skips
                   "boardcert.allure_results",  # what allure shows: identity, labels, environment
                   "boardcert.junit",  # junit.xml (junit-10.xsd), junit-properties.xml
                   "boardcert.properties",  # --budget, the Hypothesis seed, schemathesis items
-                  "boardcert.distribution",  # how pytest-xdist's workers share the tests
-                  "boardcert.overhead"]  # the garbage collector kept off the start-up's heap
+                  "boardcert.distribution"]  # how pytest-xdist's workers share the tests
 
 
 def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:

@@ -169,7 +169,7 @@ def default_runs(latencies: list[float], trace: Path | None = None,
     first, worst = None, 0.0
     with tempfile.TemporaryDirectory() as scratch:
         runs = [(latency, given) for latency in latencies
-                for given in [None, *(workers if latency != latencies[0] else [])]]
+                for given in [None, *(workers or [] if latency != latencies[0] else [])]]
         for latency, given in runs:
             key = secrets.token_urlsafe(16)
             app = create_app(key)

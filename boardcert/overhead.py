@@ -9,10 +9,12 @@
   too, when this first of the plugin modules is imported: see below.) (pytest's
   unraisableexception plugin, whose two full collections end a session, is not loaded by
   `boardcert run`: boardcert.cli.session.)
-- Allure's results: allure-pytest writes a file per test and one per fixture of each test
-  (some 1800 files a run), each created while the test waits. `AllureWriter` serializes them
-  as allure-pytest does but creates the files on a thread of their own, off the tests' path;
-  all are on disk before the session's end reads them (boardcert.allure_results).
+- Allure's results: allure-pytest writes a file per test and a container file per fixture of
+  each test (some 1800 files a run), each created while the test waits. `AllureWriter`
+  serializes them as allure-pytest does, merges the containers of the same tests (a test's
+  own fixtures: one container with all their set-ups and tear-downs, which Allure shows
+  alike) and creates the files on a thread of their own, off the tests' path; all are on
+  disk before the session's end reads them (boardcert.allure_results).
 """
 
 from __future__ import annotations
@@ -64,9 +66,33 @@ class AllureWriter:
             target=self._run, name="boardcert-allure-writer", daemon=True)
         self._thread.start()
         self.errors: list[str] = []
+        self._containers: dict[tuple[str, ...], list[Any]] = {}  # by their tests, not written
 
     def write(self, item: Any) -> None:
-        """What AllureFileLogger._report_item does, the file created on the writer's thread."""
+        """What AllureFileLogger._report_item does, the file created on the writer's thread;
+        containers wait for the result of their test (its fixtures' containers come first)."""
+        from allure_commons.model2 import TestResult, TestResultContainer
+
+        if isinstance(item, TestResultContainer) and self._thread is not None:
+            self._containers.setdefault(tuple(item.children), []).append(item)
+            return
+        if isinstance(item, TestResult):
+            self._merged((item.uuid,))
+        self._serialized(item)
+
+    def _merged(self, children: tuple[str, ...]) -> None:
+        """The containers of these tests as one: every fixture's set-up and tear-down."""
+        found = self._containers.pop(children, [])
+        if found:
+            first = found[0]
+            for other in found[1:]:
+                first.befores += other.befores
+                first.afters += other.afters
+                first.start = min(filter(None, (first.start, other.start)), default=None)
+                first.stop = max(filter(None, (first.stop, other.stop)), default=None)
+            self._serialized(first)
+
+    def _serialized(self, item: Any) -> None:
         from attr import asdict
 
         indent = 4 if os.environ.get("ALLURE_INDENT_OUTPUT") else None
@@ -80,6 +106,8 @@ class AllureWriter:
 
     def close(self) -> None:
         """Wait until every file is written; from then on `write` writes at once."""
+        for children in list(self._containers):  # fixtures shared by several tests
+            self._merged(children)
         thread, self._thread = self._thread, None
         if thread is not None:
             self._queue.put(None)

@@ -53,15 +53,19 @@ def cost(nodeid: str) -> int:
 
 def units(collection: list[str], workers: int) -> dict[str, str]:
     """Each test's unit of work: its own for a property test; else its module, or for a
-    module larger than a share of the run (1 / twice the workers), a part of it: the tests of
-    the same parameters (which may share what they sent) stay together, parts follow the
-    order of collection, and each part makes the module's fixtures on its worker."""
+    module of the suites larger than a share of the run (1 / twice the workers), a part of it:
+    the tests of the same parameters (which may share what they sent) stay together, parts
+    follow the order of collection, and each part makes the module's fixtures on its worker.
+    Other tests (boardcert's own, under `pytest -n N`) go by module, as --dist loadfile."""
     modules: dict[str, list[str]] = {}
     for nodeid in collection:
         modules.setdefault(nodeid.split("::", 1)[0], []).append(nodeid)
     share = sum(map(cost, collection)) / (2 * max(1, workers))
     found: dict[str, str] = {}
     for module, tests in modules.items():
+        if not _in_suites(module):
+            found |= {nodeid: module for nodeid in tests}
+            continue
         if PROPERTIES in tests[0]:
             found |= {nodeid: nodeid for nodeid in tests}
             continue
@@ -77,6 +81,10 @@ def units(collection: list[str], workers: int) -> dict[str, str]:
             before += spent
         found |= {nodeid: part[_parameters(nodeid)] for nodeid in tests}
     return found
+
+
+def _in_suites(module: str) -> bool:
+    return f"/{module}".rsplit("/", 2)[1] == "suites"  # suites/, boardcert/data/suites/
 
 
 def _parameters(nodeid: str) -> str:

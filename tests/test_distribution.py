@@ -35,6 +35,13 @@ def test_property_tests_are_units_of_their_own_and_modules_stay_together():
     assert {units[n] for n in units if "test_rows" in n} == {"suites/test_rows.py#0"}
 
 
+def test_other_tests_than_the_suites_go_by_module():
+    """boardcert's own tests under `pytest -n N` are distributed by module (--dist loadfile)."""
+    collection = [n.replace("suites/", "tests/") for n in _collection()]
+    units = distribution.units(collection, 4)
+    assert set(units.values()) == {n.split("::")[0] for n in collection}
+
+
 def test_a_large_module_goes_out_in_parts_keeping_its_parameters_together():
     """A module above a share of the run is split in parts in collection order; the tests of
     the same parameters (which share what they sent) are in the same part."""

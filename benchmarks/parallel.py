@@ -3,10 +3,14 @@
     /work/venv/bin/python benchmarks/parallel.py [--latency 0.03] [--workers 4] [--dist-load]
                                                  [pytest args, default: suites]
     /work/venv/bin/python benchmarks/parallel.py --default-run [--latencies 0 0.03 0.1]
+                                                 [--also-workers 6 8] [--trace DIR]
 
 --default-run: a whole default `boardcert run` (which chooses its workers from the round
 trip) against the server at each delay in turn, with the wall time, the workers it chose and
-the ratio to the no-delay run (targets: 30 ms at most 2x, 100 ms at most 3x).
+the ratio to the no-delay run (targets: 30 ms at most 2x, 100 ms at most 3x), the tests that
+did not pass; `--also-workers N`: also with `--workers N` at each delay; `--trace DIR`: where
+the requests and seconds went, per module and phase, and each process's start and end
+(benchmarks/trace.py, its records kept in DIR).
 
 Serves the reference app behind a delay of --latency seconds per response (uvicorn in a
 thread of this process; the delay is asyncio.sleep, so concurrent requests wait side by side,

@@ -15,7 +15,7 @@ the requests and seconds went, per module and phase, and each process's start an
 Serves the reference app behind a delay of --latency seconds per response (uvicorn in a
 thread of this process; the delay is asyncio.sleep, so concurrent requests wait side by side,
 as they would on a real server across a network), runs the suites against it serially and
-with `-n WORKERS` (the plugin's default distribution, --dist loadfile; with --dist-load also
+with `-n WORKERS` (boardcert.distribution's scheduling; with --dist-load also
 xdist's own default, --dist load, for comparison), and prints wall-clock time, outcome and
 requests of each run. After each run it checks that the run deleted everything it created.
 """

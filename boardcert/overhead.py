@@ -50,6 +50,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.enable()  # boardcert run turned it off until now
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> None:
+    """The pytest-xdist controller collects nothing: its collector runs again here."""
+    gc.enable()
+
+
 # --- Allure's result files ----------------------------------------------------------------
 
 WRITER = pytest.StashKey["AllureWriter"]()

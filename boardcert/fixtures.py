@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from boardcert import requirements
+from boardcert import requirements, shared_discovery
 from boardcert.api import Api, find_named, misfit
 from boardcert.board import Board, Made, build, give_metadata, unique
 from boardcert.client import Client, Exchange
@@ -33,6 +33,10 @@ def discovery(base_api: Api, target: Target, request: pytest.FixtureRequest) -> 
     project of the run's own; the profile of the run from then on (boardcert.discovery)."""
     if target.read_only:
         return Discovery(target.profile, [])
+    shared = shared_discovery.read(request.config, target)  # the xdist controller's
+    if shared is not None:
+        base_api.profile = shared[0].profile
+        return shared[0]
     try:
         found = discover(base_api, request.getfixturevalue("ledger"),
                          request.getfixturevalue("organization_id"))
@@ -58,9 +62,11 @@ def profile(discovery: Discovery) -> Profile:
 
 
 @pytest.fixture(scope="session")
-def organization_id(base_api: Api) -> str:
-    """The organization to work in: from the profile, or discovered from /users/me."""
-    return organization_of(base_api)
+def organization_id(base_api: Api, target: Target, request: pytest.FixtureRequest) -> str:
+    """The organization to work in: from the profile, or discovered from /users/me (or
+    by the xdist controller, with discovery)."""
+    shared = shared_discovery.read(request.config, target)
+    return (shared and shared[1]) or organization_of(base_api)
 
 
 

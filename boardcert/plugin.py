@@ -65,5 +65,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[LEFT_BEHIND] = []
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(SharedReference(config), "boardcert-shared-reference")
+        if getattr(config.option, "numprocesses", None):
+            from boardcert.shared_discovery import SharedDiscovery
+
+            config.pluginmanager.register(SharedDiscovery(config), "boardcert-shared-discovery")
     config.pluginmanager.register(ReadOnlySummary(config), "boardcert-read-only-summary")
     config.pluginmanager.register(LeftBehind(config), "boardcert-left-behind")

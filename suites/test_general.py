@@ -22,11 +22,15 @@ from boardcert.ledger import Entry
 
 Call = Callable[[], Exchange]
 
-class Setting:
-    """What the calls below need: the api, the ledger and, made on first use, a fresh board."""
+READS = (3, 6)  # operations that read the board, prepared without changing it: the shared one
 
-    def __init__(self, request: pytest.FixtureRequest) -> None:
-        self.request = request
+
+class Setting:
+    """What the calls below need: the api, the ledger and, made on first use, a fresh board
+    (the session's shared one for an operation that only reads it)."""
+
+    def __init__(self, request: pytest.FixtureRequest, shared: bool = False) -> None:
+        self.request, self.shared = request, shared
         self.api = request.getfixturevalue("api")
         self.profile = request.getfixturevalue("profile")
         self.ledger = request.getfixturevalue("ledger")
@@ -36,7 +40,7 @@ class Setting:
 
     @cached_property
     def board(self) -> Any:
-        return self.fixture("fresh_board")
+        return self.fixture("board" if self.shared else "fresh_board")
 
     @cached_property
     def plugin_id(self) -> str:
@@ -233,7 +237,7 @@ PREPARE: dict[int, Callable[[Setting], Call]] = {
 def operation(number: int, request: pytest.FixtureRequest) -> Call:
     """Op `number` with everything it needs made first: a set-up failure is an error (not
     assessed), never a failure of the operation."""
-    return PREPARE[number](Setting(request))
+    return PREPARE[number](Setting(request, shared=number in READS))
 
 
 def _implemented(number: int) -> Any:

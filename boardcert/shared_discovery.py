@@ -1,0 +1,124 @@
+"""Discovery once per run under pytest-xdist: the controller probes the target while the
+workers start, and every worker reads what it found instead of probing again (some 20
+requests in a row each, seconds against a server far away).
+
+The controller names a file of a private temporary directory in each worker's input (the
+input is sent before the controller's collection, where the preflight runs, so not the result
+itself); it writes the file after the preflight and before any test reaches a worker. A worker
+without the file (the controller did not probe: --read-only, no suites, a bug) probes itself,
+as a single process does (boardcert.fixtures.discovery). The probes' project is deleted by
+the controller meanwhile, and what it could not delete is reported as a worker's would be.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from boardcert.api import Api
+from boardcert.client import Client
+from boardcert.config import NotAssessed, Target
+from boardcert.discovery import Discovery, Finding, discover, organization_of
+from boardcert.keys import LEFT_BEHIND, TARGET
+from boardcert.ledger import Ledger
+from boardcert.redact import Redactor
+
+WORKER_DISCOVERY = "boardcert_discovery"  # workerinput key: the file the controller writes
+
+
+class SharedDiscovery:
+    """On the xdist controller: probes once, after the preflight, for all workers."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.folder = Path(tempfile.mkdtemp(prefix="boardcert-discovery-"))
+        self.path = self.folder / "discovery.json"
+        self.cleaning: threading.Thread | None = None
+
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[WORKER_DISCOVERY] = str(self.path)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection(self, session: pytest.Session) -> Any:
+        result = yield  # the preflight first (boardcert.target): it may stop the run
+        if self.wanted():
+            self.probe(self.config.stash[TARGET])
+        return result
+
+    def wanted(self) -> bool:
+        from boardcert.target import _in_suites
+
+        option, target = self.config.option, self.config.stash[TARGET]
+        return bool(getattr(option, "numprocesses", None)) and bool(target.base_url) \
+            and not (target.read_only or option.plan or option.collectonly) \
+            and any(_in_suites(arg) for arg in self.config.args)
+
+    def probe(self, target: Target) -> None:
+        """Discovery as a worker's `discovery` fixture does it, written for the workers;
+        nothing written if it fails (each worker then probes itself)."""
+        client = Client(target)
+        api = Api(client, target.profile)
+        ledger = Ledger(api)
+        organization: str | None = None
+        found: Discovery | None = None
+        try:
+            organization = organization_of(api)
+            found = discover(api, ledger, organization)
+        except (NotAssessed, AssertionError) as exc:
+            why = str(exc) if isinstance(exc, NotAssessed) \
+                else f"discovery stopped: {str(exc).splitlines()[0]}"
+            found = Discovery(target.profile, [Finding("organization", "not tried", None, why)])
+        except Exception:  # noqa: BLE001, S110 - the workers probe themselves
+            pass
+        finally:
+            self.cleaning = threading.Thread(target=self.clean_up, args=(client, ledger))
+            self.cleaning.start()  # while the workers start and test
+        if found is not None:
+            write(self.path, found, organization, Redactor([target.api_key]))
+
+    def clean_up(self, client: Client, ledger: Ledger) -> None:
+        try:
+            self.config.stash[LEFT_BEHIND].extend(ledger.clean_up())
+        finally:
+            client.close()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.cleaning is not None:
+            self.cleaning.join()
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def write(path: Path, found: Discovery, organization: str | None, redactor: Redactor) -> None:
+    """The discovery as JSON, whole or not at all (written aside, then renamed)."""
+    data = {"organization_id": organization, "data": found.profile.data,
+            "proven": sorted(found.profile.proven), "unfound": found.profile.unfound,
+            "findings": [[f.key, f.outcome, f.value, redactor.text(f.note)]
+                         for f in found.findings]}
+    try:
+        text = json.dumps(data)
+    except (TypeError, ValueError):  # a value JSON cannot hold: the workers probe themselves
+        return
+    aside = path.with_suffix(".part")
+    aside.write_text(text, encoding="utf-8")
+    aside.replace(path)
+
+
+def read(config: pytest.Config, target: Target) -> tuple[Discovery, str | None] | None:
+    """On a worker: the controller's discovery and organization, if it wrote them."""
+    name = getattr(config, "workerinput", {}).get(WORKER_DISCOVERY)
+    if not name or not Path(name).is_file():
+        return None
+    data = json.loads(Path(name).read_text(encoding="utf-8"))
+    profile = replace(target.profile, data=data["data"], proven=frozenset(data["proven"]),
+                      unfound=data["unfound"])
+    return Discovery(profile, [Finding(*f) for f in data["findings"]]), data["organization_id"]

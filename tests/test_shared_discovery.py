@@ -1,0 +1,48 @@
+"""Discovery once per run under pytest-xdist (boardcert.shared_discovery): what the controller
+found reaches every worker whole, and a worker without it probes itself."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from boardcert import shared_discovery
+from boardcert.config import Target, load_profile
+from boardcert.discovery import FOUND, NOT_FOUND, Discovery, Finding
+from boardcert.redact import Redactor
+
+KEY = "shared-discovery-key-7c2a"
+
+
+def _target() -> Target:
+    return Target(base_url="http://127.0.0.1:1", api_key=KEY, profile=load_profile(None))
+
+
+def test_a_worker_reads_the_controllers_discovery_whole(tmp_path):
+    """The profile found (data, proven bodies, what was not found), the findings in order and
+    the organization come back as the controller wrote them; the key never lands in the
+    file."""
+    target = _target()
+    data = {**target.profile.data, "row_name_property": "rowName"}
+    profile = target.profile.__class__(data, target.profile.path, target.profile.sha256,
+                                       frozenset({"bodies.create_card"}),
+                                       {"bodies.alias_card": "discovery: not found: 422"})
+    findings = [Finding("row_name_property", FOUND, "rowName"),
+                Finding("bodies.alias_card", NOT_FOUND, None, f"said: bad key {KEY}")]
+    path = tmp_path / "discovery.json"
+    shared_discovery.write(path, Discovery(profile, findings), "org-1", Redactor([KEY]))
+    assert KEY not in path.read_text()
+    config = SimpleNamespace(workerinput={shared_discovery.WORKER_DISCOVERY: str(path)})
+    found, organization = shared_discovery.read(config, target)
+    assert organization == "org-1"
+    assert found.profile.data == data and found.profile.path == target.profile.path
+    assert found.profile.proven == profile.proven and found.profile.unfound == profile.unfound
+    assert found.lines() == [f.line().replace(KEY, "***") for f in findings]
+
+
+def test_a_worker_without_the_file_probes_itself(tmp_path):
+    """No file (the controller did not probe), or not under xdist: nothing shared."""
+    target = _target()
+    missing = SimpleNamespace(workerinput={shared_discovery.WORKER_DISCOVERY:
+                                           str(tmp_path / "none.json")})
+    assert shared_discovery.read(missing, target) is None
+    assert shared_discovery.read(SimpleNamespace(), target) is None

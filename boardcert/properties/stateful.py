@@ -69,9 +69,12 @@ def state_machine(schema: Any) -> type:
             self.arena.validate(case, response, self._info)
 
     budget = RUN.budget
+    # derandomize=False: Hypothesis's "ci" profile (loaded when CI, GITHUB_ACTIONS, ... is set)
+    # derandomizes, and a derandomized test takes its seed from its own source, not the run's
+    # seed: the scenarios would not be those `--hypothesis-seed` reproduces.
     BoardWorkflow.TestCase.settings = hypothesis.settings(
         BoardWorkflow.TestCase.settings, max_examples=budget.scenarios,
-        stateful_step_count=budget.steps, database=None)
+        stateful_step_count=budget.steps, database=None, derandomize=False)
     return BoardWorkflow
 
 

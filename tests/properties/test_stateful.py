@@ -3,7 +3,10 @@ a failure it meets still fails, and what it cannot replay is not assessed."""
 
 from __future__ import annotations
 
+import os
 import secrets
+import subprocess
+import sys
 
 import pytest
 
@@ -36,6 +39,18 @@ def test_a_failure_the_workflow_finds_still_fails():
     assert output.startswith("exit 1"), output[-6000:]
     assert "[CARD-FIELD-TYPES]" in output and "op 15" in output, output[-6000:]
     assert key not in output
+
+
+def test_the_workflow_draws_from_the_run_s_seed_under_hypothesis_s_ci_profile():
+    """Where Hypothesis loads its "ci" profile (CI=true and the like: derandomize) the stateful
+    test still draws from the run's seed, which `--hypothesis-seed` reproduces, not from a
+    digest of its own source (other scenarios than a run outside CI, and than the one printed)."""
+    code = ("import hypothesis; from boardcert import properties; "
+            "m = properties.state_machine(properties.load_schema()); "
+            "print(hypothesis.settings.default.derandomize, m.TestCase.settings.derandomize)")
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "CI": "true"},
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["True", "False"], done.stdout + done.stderr
 
 
 def test_a_scenario_that_cannot_be_replayed_is_not_assessed():

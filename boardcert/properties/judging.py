@@ -173,6 +173,13 @@ def _check_name(failure: Failure) -> str:
     return failure.checks[0] if failure.checks else type(failure).__name__
 
 
+def in_order(found: list[tuple[str, Failure]]) -> list[tuple[str, Failure]]:
+    """Failures by requirement, then check and text: schemathesis collects them in a set, whose
+    order follows string hashes (PYTHONHASHSEED), so the message would change from run to run."""
+    return sorted(found, key=lambda item: (item[0], _check_name(item[1]), item[1].title,
+                                           item[1].message or ""))
+
+
 class PropertyViolation(Violation):
     """A generated request got an answer the interface does not allow."""
 
@@ -246,7 +253,7 @@ class Judge:
     def violation(self, number: int, case: Any, response: Any,
                   found: list[tuple[str, Failure]]) -> PropertyViolation:
         op = spec.operation(number)
-        found = sorted(found, key=lambda item: item[0])
+        found = in_order(found)
         more = f" (and {len(found) - 1} more check{'s' if len(found) > 2 else ''})" \
             if len(found) > 1 else ""
         lines = [f"[{found[0][0]}] op {number} {op.label} ({op.operation_id}): "

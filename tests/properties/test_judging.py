@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from boardcert import properties, requirements, spec
-from boardcert.properties.judging import JUDGED_ON_REFUSALS, unchecked
+from boardcert.properties.judging import JUDGED_ON_REFUSALS, in_order, unchecked
 
 
 @pytest.mark.parametrize("number", range(1, 29))
@@ -64,3 +64,20 @@ def test_what_answers_leave_unchecked_is_not_counted_as_checked():
     assert "statuses seen: 401 x 2" in refused["PROJECT-TOP-LEVEL"][3]
     answered = unchecked({3: Counter({401: 1, 200: 1})}, named, [3])
     assert answered == {"CARD-RENAME": {3: "op 3: its checks do not judge it"}}
+
+
+def test_a_violation_lists_its_failures_in_one_order_whatever_the_set_gave():
+    """schemathesis hands the failures over as a set (its order follows PYTHONHASHSEED): the
+    violation lists them by requirement, check and text, so its message is the same every run."""
+    from schemathesis.core.failures import CustomFailure
+    from schemathesis.openapi.checks import UndefinedStatusCode
+
+    schema = UndefinedStatusCode(operation="op", status_code=201, message="201 is not 200",
+                                 defined_status_codes=["200"], allowed_status_codes=[200])
+    custom = CustomFailure(operation="op",
+                           title="Custom check failed: `boardcert_card_field_types`",
+                           message="body.id: 23 is not of type 'string'",
+                           exception=AssertionError())
+    found = [("CARD-FIELD-TYPES", schema), ("CARD-FIELD-TYPES", custom), ("AUTH-X", schema)]
+    assert in_order(found) == in_order(found[::-1]) == in_order(found[1:] + found[:1])
+    assert in_order(found)[0][0] == "AUTH-X"

@@ -7,7 +7,9 @@ input is sent before the controller's collection, where the preflight runs, so n
 itself); it writes the file after the preflight and before any test reaches a worker. A worker
 without the file (the controller did not probe: --read-only, no suites, a bug) probes itself,
 as a single process does (boardcert.fixtures.discovery). The probes' project is deleted by
-the controller meanwhile, and what it could not delete is reported as a worker's would be.
+the controller before the workers get their tests (its requests, paced at the whole
+--rate-limit, must not overlap theirs), and what it could not delete is reported as a
+worker's would be.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,6 @@ class SharedDiscovery:
         self.config = config
         self.folder = Path(tempfile.mkdtemp(prefix="boardcert-discovery-"))
         self.path = self.folder / "discovery.json"
-        self.cleaning: threading.Thread | None = None
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[WORKER_DISCOVERY] = str(self.path)
@@ -78,8 +78,9 @@ class SharedDiscovery:
         except Exception:  # noqa: BLE001, S110 - the workers probe themselves
             pass
         finally:
-            self.cleaning = threading.Thread(target=self.clean_up, args=(client, ledger))
-            self.cleaning.start()  # while the workers start and test
+            # before any worker gets a test: the controller's requests (paced at the whole
+            # --rate-limit) never overlap the workers' (each at its share)
+            self.clean_up(client, ledger)
         if found is not None:
             write(self.path, found, organization, Redactor([target.api_key]))
 
@@ -88,11 +89,6 @@ class SharedDiscovery:
             self.config.stash[LEFT_BEHIND].extend(ledger.clean_up())
         finally:
             client.close()
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.cleaning is not None:
-            self.cleaning.join()
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)

@@ -19,6 +19,7 @@ from boardcert.config import NotAssessed, Profile, Target
 from boardcert.discovery import Discovery, Finding, discover, organization_of
 from boardcert.errors import SetUpError
 from boardcert.ledger import Ledger
+from boardcert.resources import BY_NAME
 
 
 @pytest.fixture(scope="session")
@@ -92,14 +93,17 @@ def _created(exchange: Exchange, what: str, number: int) -> Any:
     return exchange.json()
 
 
-def _named(exchange: Exchange, name: str, what: str, number: int) -> tuple[str, Any]:
-    """The id of the row or column just created, found by its name in the Project answered
-    (their shapes are not shown, so not by position), and that Project."""
+def _named(exchange: Exchange, name: str, what: str, number: int, ledger: Ledger,
+           project: Made) -> Made:
+    """The row or column just created, its id found by its name in the Project answered
+    (their shapes are not shown, so not by position), and recorded in the ledger."""
     body = _created(exchange, what, number)
     found = find_named(body.get("rows") if isinstance(body, dict) else body, name)
     if found is None:
         raise NotAssessed(f"{what} id (the created {what} is not found by name in the Project)")
-    return found, body
+    entry = ledger.add(what, project.entry, projectId=project.id,
+                       **{BY_NAME[what].id_parameter: found})
+    return Made(found, name, body, entry, exchange)
 
 
 @pytest.fixture(scope="session")
@@ -121,9 +125,7 @@ def make_row(api: Api, ledger: Ledger, row_name_property: str) -> Callable[..., 
     def make(project: Made, name: str | None = None) -> Made:
         name = name or unique("row")
         exchange = api.call(7, projectId=project.id, json={row_name_property: name})
-        row_id, body = _named(exchange, name, "row", 7)
-        entry = ledger.add("row", project.entry, projectId=project.id, rowId=row_id)
-        return Made(row_id, name, body, entry, exchange)
+        return _named(exchange, name, "row", 7, ledger, project)
     return make
 
 
@@ -133,9 +135,7 @@ def make_column(api: Api, ledger: Ledger) -> Callable[..., Made]:
         name = name or unique("column")
         exchange = api.call(11, projectId=project.id, rowId=row.id,
                             json=api.body("create_column", name=name))
-        column_id, body = _named(exchange, name, "column", 11)
-        entry = ledger.add("column", project.entry, projectId=project.id, columnId=column_id)
-        return Made(column_id, name, body, entry, exchange)
+        return _named(exchange, name, "column", 11, ledger, project)
     return make
 
 

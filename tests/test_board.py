@@ -6,18 +6,17 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Iterator
 
 import pytest
 from hostile import apps
-from hostile.servers import Servers
 
 from boardcert.board import Board, Made, placeholders, profile_body
 from boardcert.config import PLACEHOLDERS, Profile, ProfileBody, load_profile
 from boardcert.paths import SUITES
 from boardcert.reference.app import create_app
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "hostile.fixtures"]
+pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
 
 KEY = "board-key-5e1f"
 PLUGIN = ("-p", "boardcert.plugin", "-p", "no:cacheprovider", "--api-key", KEY)
@@ -72,16 +71,6 @@ def test_profile_body_is_the_profiles_body_filled_for_the_board():
     assert body == {"columnId": "c2"}
 
 
-@pytest.fixture(autouse=True)
-def _no_target_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("BOARDCERT_BASE_URL", "BOARDCERT_API_KEY", "BOARDCERT_PROFILE"):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def servers() -> Iterator[Servers]:
-    with Servers() as servers:
-        yield servers
 
 
 BUILDS = """

@@ -8,33 +8,22 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hostile import apps
-from hostile.servers import Servers
 
 from boardcert.paths import ROOT, SUITES
 from boardcert.reference.app import create_app
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "hostile.fixtures"]
+pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
 
 KEY = "parallel-key-41d0"
 TESTS = Path(__file__).parent
 PLUGIN = ("-p", "boardcert.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT))
 
 
-@pytest.fixture(autouse=True)
-def _no_target_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("BOARDCERT_BASE_URL", "BOARDCERT_API_KEY", "BOARDCERT_PROFILE"):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def servers() -> Iterator[Servers]:
-    with Servers() as running:
-        yield running
 
 
 def test_workers_share_one_reference_server_started_by_the_controller(tmp_path):

@@ -23,15 +23,11 @@ from boardcert.paths import ROOT
 from boardcert.reference.app import create_app
 from boardcert.reference.server import free_port
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "hostile.fixtures"]
+pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
 
 PLUGIN = ("-p", "boardcert.plugin", "-p", "no:cacheprovider")
 
-
-@pytest.fixture(autouse=True)
-def _no_target_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("BOARDCERT_BASE_URL", "BOARDCERT_API_KEY", "BOARDCERT_PROFILE"):
-        monkeypatch.delenv(name, raising=False)
 
 
 # --- servers in this process ---------------------------------------------------------------

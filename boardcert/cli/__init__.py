@@ -21,6 +21,7 @@ from boardcert.cli.exits import EXIT_INTERRUPTED, EXIT_USAGE, error
 from boardcert.cli.profile import cmd_profile
 from boardcert.cli.run import cmd_run
 from boardcert.options import add_to
+from boardcert.workers import SERIAL_BELOW
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="where the reports go (default: reports/<UTC start time>/)")
     mine.add_argument("-n", "--workers", type=int, metavar="N",
                       help="test workers (pytest-xdist); default: chosen from the target's "
-                      "round trip, serial when it answers within 10 ms (--plan says the rule)")
+                      f"round trip, serial when it answers within {SERIAL_BELOW * 1000:g} ms "
+                      "(--plan says the rule)")
     mine.add_argument("--max-failures", type=int, metavar="N",
                       help="stop after N failing tests (the report then says incomplete)")
     mine.add_argument("--bundle", action="store_true",

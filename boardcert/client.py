@@ -21,6 +21,8 @@ import json
 import shlex
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from typing import Any
@@ -175,7 +177,8 @@ class _Failed(Exception):
 
 
 class Client:
-    """Sends requests to the target; every exchange is appended to `log`."""
+    """Sends requests to the target; every exchange is appended to `log` (or, inside `aside()`,
+    to that thread's own list, until a test `adopt`s it). Threads may share a client."""
 
     def __init__(self, target: Target, transport: httpx.BaseTransport | None = None) -> None:
         self.target = target
@@ -185,9 +188,10 @@ class Client:
             timeout=target.timeout,
             follow_redirects=False,
             transport=transport,
-            limits=httpx.Limits(max_keepalive_connections=4, max_connections=8),
+            limits=httpx.Limits(max_keepalive_connections=8, max_connections=8),
         )
         self._lock = threading.Lock()
+        self._local = threading.local()  # .sink: where this thread's exchanges go, inside aside()
         self._next_slot = 0.0
         self.unanswered = 0  # requests in a row refused or timed out: the target may be gone
         self._redactor = Redactor()
@@ -203,6 +207,21 @@ class Client:
 
     def close(self) -> None:
         self._http.close()
+
+    @contextmanager
+    def aside(self) -> Iterator[list[Exchange]]:
+        """The exchanges this thread sends inside the block go to the list it gives, not to
+        `log`: requests made ahead for a test, which `adopt`s them when it runs."""
+        kept: list[Exchange] = []
+        before, self._local.sink = getattr(self._local, "sink", None), kept
+        try:
+            yield kept
+        finally:
+            self._local.sink = before
+
+    def adopt(self, exchanges: list[Exchange]) -> None:
+        """Exchanges made aside for the running test join the log, as if it had sent them."""
+        self.log.extend(exchanges)
 
     @property
     def redactor(self) -> Redactor:
@@ -251,7 +270,8 @@ class Client:
         exchange = Exchange(method=method, url=self.redact(f"{self.target.base_url}{path}"),
                             request_headers={}, request_body=None, attempt=attempt,
                             redactor=self.redactor)
-        self.log.append(exchange)
+        sink = getattr(self._local, "sink", None)
+        (self.log if sink is None else sink).append(exchange)
         started = time.perf_counter()
         try:
             if self._http.is_closed:

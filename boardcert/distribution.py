@@ -43,6 +43,13 @@ def pytest_cmdline_main(config: pytest.Config) -> Any:
 
 
 OURS = pytest.StashKey[bool]()
+UNITS = "boardcert_units"  # workerinput: the controller schedules by `units` (concurrency.py)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Tell each worker whether its tests come in boardcert's units (what it may do ahead)."""
+    node.workerinput[UNITS] = node.config.stash.get(OURS, False)
 
 
 def cost(nodeid: str) -> int:

@@ -58,6 +58,9 @@ OPTIONS = (
            "nothing is created); the rest is reported not assessed", switch=True, target=True),
     Option("--project-id", "with --read-only: an existing project to read with ops 3 and 6 "
            "(default: the currentProject of GET /users/me)", metavar="ID", target=True),
+    Option("--in-flight", "requests a test process keeps in flight at once where tests are "
+           "independent (1: one at a time; default: chosen from the round trip, 1 for the "
+           "bundled server)", int, "N", env="BOARDCERT_IN_FLIGHT"),
     Option("--no-preflight", "skip the check, before any test, that GET /users/me answers JSON "
            "for the key (a refused connection still stops the run)", switch=True),
     Option("--plan", "list what the run would call and create, and how it cleans up; call "

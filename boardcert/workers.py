@@ -15,14 +15,18 @@ import math
 import os
 from dataclasses import dataclass
 
+from boardcert.errors import ConfigError
+
 SERIAL_BELOW = 0.010  # seconds of round trip under which workers cost more than they save
 PER_WORKER = 0.0075  # one more worker per this much round trip
 MAX_WORKERS = 8
 PER_CORE = 4
+MAX_IN_FLIGHT = 8  # requests a test process keeps in flight where tests are independent
 RULE = (f"chosen from the round trip of the preflight's requests: serial below "
         f"{SERIAL_BELOW * 1000:.0f} ms, else one worker per {PER_WORKER * 1000:g} ms, 2 to "
         f"{MAX_WORKERS} (at most {PER_CORE} per core), no more than --rate-limit keeps busy; "
-        f"--workers N decides instead")
+        f"--workers N decides instead; each keeps up to {MAX_IN_FLIGHT} requests in flight "
+        f"where tests are independent (1 below {SERIAL_BELOW * 1000:.0f} ms; --in-flight N)")
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,25 @@ def choose(rtt: float | None, rate_limit: float | None = None,
         return Choice(1, f"serial: {why}")
     return Choice(workers, f"{workers} workers: {why} (at most {cap} on "
                            f"{cores or os.cpu_count() or 1} cores)")
+
+
+def in_flight(rtt: float | None, rate_limit: float | None = None, workers: int = 1) -> int:
+    """Requests a test process keeps in flight where tests are independent
+    (boardcert.concurrency): one at a time within SERIAL_BELOW (or unmeasured), else up to
+    MAX_IN_FLIGHT, no more than its share of `--rate-limit` keeps busy."""
+    if rtt is None or rtt < SERIAL_BELOW:
+        return 1
+    if rate_limit:
+        return max(1, min(MAX_IN_FLIGHT, math.ceil(rate_limit * rtt / max(1, workers))))
+    return MAX_IN_FLIGHT
+
+
+def parse_in_flight(value: str) -> int:
+    """`--in-flight N` / BOARDCERT_IN_FLIGHT: a whole number from 1 to MAX_IN_FLIGHT."""
+    if not value.strip().isdigit() or not 1 <= int(value) <= MAX_IN_FLIGHT:
+        raise ConfigError(f"--in-flight {value!r} (BOARDCERT_IN_FLIGHT): expected a whole "
+                          f"number from 1 to {MAX_IN_FLIGHT}")
+    return int(value)
 
 
 def given(workers: int) -> Choice:

@@ -35,6 +35,7 @@ from boardcert.options import BY_DEST
 from boardcert.redact import Redactor, short_key_warning
 
 KEY_ENV = BY_DEST["api_key"].env
+IN_FLIGHT_ENV = BY_DEST["in_flight"].env
 TIMED = 3  # requests after the preflight's that time the round trip (the fastest counts)
 
 
@@ -53,6 +54,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
             raise ConfigError("--max-failures must be at least 1")
         target = check_target(args)
         check_budget(args.budget)
+        check_in_flight(args.in_flight)
         output = None if args.plan else output_directory(args.output)
         after = prepare_after_run(args, target.profile.path)
     except ConfigError as exc:
@@ -70,9 +72,14 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     if target.base_url and (stop := check_first(target, args.no_preflight, timing)):
         return stop
     args.workers_choice = workers_choice(args, extra, timing)
-    print(f"boardcert: {args.workers_choice.reason}", file=sys.stderr)
-
     variables = {KEY_ENV: api_key or None}
+    in_flight = in_flight_choice(args, timing)
+    if in_flight is not None:
+        variables[IN_FLIGHT_ENV] = str(in_flight)
+    print(f"boardcert: {args.workers_choice.reason}" + (
+        f"; {in_flight} requests in flight where tests are independent"
+        if in_flight and in_flight > 1 else ""), file=sys.stderr)
+
     if timing:  # it answered: the session checks it no more
         from boardcert.preflight import CHECKED
 
@@ -108,6 +115,16 @@ def check_target(args: argparse.Namespace, **given: Any) -> Any:
     from boardcert.config import FLAGS, resolve
 
     return resolve({name: getattr(args, name, None) for name in FLAGS} | given, os.environ)
+
+
+def check_in_flight(given: int | None) -> None:
+    """--in-flight (or BOARDCERT_IN_FLIGHT), checked here so that its errors read like the
+    others."""
+    from boardcert.workers import parse_in_flight
+
+    value = given if given is not None else os.environ.get(IN_FLIGHT_ENV)
+    if value is not None and value != "":
+        parse_in_flight(str(value))
 
 
 def check_budget(budget: str | None) -> None:
@@ -155,6 +172,17 @@ def workers_choice(args: argparse.Namespace, extra: list[str], timing: list[floa
     if _workers_in(extra):
         return workers.Choice(1, "-n as given to pytest after --")  # extra carries -n
     return workers.choose(workers.round_trip(timing), args.rate_limit)
+
+
+def in_flight_choice(args: argparse.Namespace, timing: list[float]) -> int | None:
+    """Requests each test process keeps in flight (boardcert.concurrency), chosen from the
+    round trip; None when --in-flight or BOARDCERT_IN_FLIGHT decides (or nothing was timed)."""
+    from boardcert import workers
+
+    if args.in_flight is not None or os.environ.get(IN_FLIGHT_ENV) or not timing:
+        return None
+    return workers.in_flight(workers.round_trip(timing), args.rate_limit,
+                             args.workers_choice.workers)
 
 
 def plan_workers(args: argparse.Namespace, extra: list[str], base_url: str) -> str:

@@ -1,0 +1,142 @@
+"""Requests side by side inside one test process, for a target far away (issue 16).
+
+Against a server 100 ms away a test process spends its time waiting for answers one at a
+time. Where tests are independent (a rejected request between two readings of what it could
+change; a board of a test's own), a module computes what the tests of its unit need in one
+`gather` and each test adopts its own part when it runs:
+
+- `in_flight(config)`: how many requests a test process may have in flight at once: 1 (one at
+  a time, as always) for the bundled server and any target within workers.SERIAL_BELOW;
+  `--in-flight N` (env BOARDCERT_IN_FLIGHT, which `boardcert run` sets from the round trip of
+  its preflight) decides instead.
+- `gather(client, jobs, width)`: runs zero-argument jobs (that send requests through the
+  client) up to `width` at a time; each `Done` keeps its value or error and its exchanges,
+  kept off the client's log until the test they were made for `client.adopt`s them (its
+  evidence, Allure steps and JUnit data then show its own requests).
+- `companions(item)`: the tests this process will run together with `item` (the same module
+  in a serial run; the same unit of boardcert.distribution on a worker of its scheduling;
+  only `item` under another `--dist`): what may be computed ahead, and nothing else.
+
+A batch is checked before it is used: if anything in it is unexpected (a request not
+rejected, a state that changed, a 5xx, no answer), the module throws it away and does those
+cases one at a time, so a fault gets exactly the serial verdict and evidence.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import pytest
+
+from boardcert import distribution, workers
+from boardcert.client import Client, Exchange
+
+T = TypeVar("T")
+
+
+@dataclass
+class Done(Generic[T]):
+    """What one job of `gather` gave (or raised), and the exchanges its requests were."""
+
+    value: T | None = None
+    error: BaseException | None = None
+    exchanges: list[Exchange] = field(default_factory=list)
+
+    def result(self) -> T:
+        """The value, or the job's exception raised again."""
+        if self.error is not None:
+            raise self.error
+        return self.value  # type: ignore[return-value]
+
+
+def gather(client: Client, jobs: Sequence[Callable[[], T]], width: int) -> list[Done[T]]:
+    """Run the jobs, up to `width` at a time (in order, in this thread, for a width of 1); each
+    job's requests go aside (`Client.aside`), for the test they were made for to adopt."""
+    def run(job: Callable[[], T]) -> Done[T]:
+        done: Done[T] = Done()
+        with client.aside() as done.exchanges:
+            try:
+                done.value = job()
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # noqa: BLE001 - pytest's skip/fail are BaseExceptions
+                done.error = exc
+        return done
+
+    if width <= 1 or len(jobs) <= 1:
+        return [run(job) for job in jobs]
+    with ThreadPoolExecutor(min(width, len(jobs)), thread_name_prefix="boardcert") as pool:
+        return list(pool.map(run, jobs))
+
+
+def in_flight(config: pytest.Config) -> int:
+    """Requests a test process may have in flight at once (decided once per process)."""
+    found = config.stash.get(IN_FLIGHT, None)
+    if found is None:
+        found = config.stash[IN_FLIGHT] = _decide(config)
+    return found
+
+
+IN_FLIGHT = pytest.StashKey[int]()
+
+
+def _decide(config: pytest.Config) -> int:
+    given = config.getoption("in_flight", None) or os.environ.get("BOARDCERT_IN_FLIGHT")
+    if given:
+        return workers.parse_in_flight(str(given))
+    from boardcert.keys import CLIENT, TARGET
+    from boardcert.target import users_server
+
+    target, client = config.stash.get(TARGET, None), config.stash.get(CLIENT, None)
+    if target is None or client is None or not users_server(config):
+        return 1  # the bundled server answers within a millisecond
+    return workers.in_flight(_round_trip(client), target.rate_limit)
+
+
+def _round_trip(client: Client) -> float | None:
+    """The fastest answer so far in this process, else of two GET /users/me sent aside."""
+    from boardcert import preflight
+
+    answered = [e.elapsed for e in client.log if e.status is not None]
+    if not answered:
+        with client.aside() as sent:
+            for _ in range(2):
+                preflight.reachable(client)
+        answered = [e.elapsed for e in sent if e.status is not None]
+    return workers.round_trip(answered)
+
+
+def companions(item: pytest.Item) -> list[pytest.Item]:
+    """The tests this process runs together with `item` (itself included), in order."""
+    items = item.session.items
+    workerinput = getattr(item.config, "workerinput", None)
+    if workerinput is None:  # one process runs everything selected
+        module = _module(item.nodeid)
+        return [i for i in items if _module(i.nodeid) == module]
+    if not workerinput.get(distribution.UNITS):
+        return [item]
+    units = item.config.stash.get(UNIT_OF, None)
+    if units is None:
+        units = item.config.stash[UNIT_OF] = distribution.units(
+            [i.nodeid for i in items], int(workerinput["workercount"]))
+    mine = units.get(item.nodeid)
+    return [i for i in items if units.get(i.nodeid) == mine] if mine else [item]
+
+
+UNIT_OF = pytest.StashKey[dict[str, str]]()
+
+
+def _module(nodeid: str) -> str:
+    return nodeid.split("::", 1)[0]
+
+
+def pending(item: pytest.Item, wanted: Callable[[pytest.Item], Any]) -> list[pytest.Item]:
+    """The companions of `item` from it onwards for which `wanted` is true: what a batch made
+    for `item` may compute ahead (earlier ones have run already)."""
+    found = companions(item)
+    start = next((i for i, other in enumerate(found) if other is item), 0)
+    return [other for other in found[start:] if wanted(other)]

@@ -1,0 +1,127 @@
+"""boardcert.concurrency: requests side by side inside a test process (gather, the exchanges
+kept aside until a test adopts them), how many (in_flight), and for which tests (companions)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from types import SimpleNamespace
+from typing import Any
+
+import httpx
+import pytest
+
+from boardcert import concurrency, distribution, workers
+from boardcert.client import Client
+from boardcert.config import resolve
+from boardcert.errors import ConfigError, ExchangeError
+
+KEY = "concurrency-test-key-9d1"
+
+
+def late_client(seconds: float) -> tuple[Client, list[int]]:
+    """A client over a transport that answers every request `seconds` late; the most requests
+    it saw in flight at once."""
+    busy, most, lock = [0], [0], threading.Lock()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        with lock:
+            busy[0] += 1
+            most[0] = max(most[0], busy[0])
+        time.sleep(seconds)
+        with lock:
+            busy[0] -= 1
+        if request.url.path.endswith("/broken"):
+            raise httpx.ConnectError("refused", request=request)
+        return httpx.Response(200, json={"path": request.url.path})
+
+    target = resolve({"base_url": "http://127.0.0.1:9", "api_key": KEY}, {})
+    return Client(target, transport=httpx.MockTransport(handler)), most
+
+
+def test_gather_sends_side_by_side_and_keeps_each_jobs_exchanges_aside():
+    """Eight jobs of two requests at width 8 wait about as long as one job; each Done holds its
+    own two exchanges, the client's log none until a test adopts them."""
+    client, most = late_client(0.1)
+
+    def job(n: int) -> Any:
+        return lambda: [client.request("GET", f"/{n}/{i}").json()["path"] for i in range(2)]
+
+    started = time.perf_counter()
+    done = concurrency.gather(client, [job(n) for n in range(8)], width=8)
+    took = time.perf_counter() - started
+    assert took < 0.6, took  # one at a time: 1.6 s
+    assert most[0] == 8
+    assert [d.result() for d in done] == [[f"/{n}/0", f"/{n}/1"] for n in range(8)]
+    assert all([e.url.rsplit("9", 1)[1] for e in d.exchanges] == d.value for d in done)
+    assert client.log == []
+    client.adopt(done[3].exchanges)
+    assert client.log == done[3].exchanges
+    client.request("GET", "/after")  # outside aside: to the log again
+    assert len(client.log) == 3
+
+
+def test_gather_at_width_one_is_one_at_a_time_and_keeps_errors_as_data():
+    """Width 1 runs the jobs in order in this thread; a job's exception (a failed request, a
+    pytest skip) is its Done's error, raised again by result(), with the exchange it made."""
+    client, most = late_client(0.0)
+    done = concurrency.gather(client, [lambda: client.request("GET", "/broken"),
+                                       lambda: pytest.skip("not assessed: x"),
+                                       lambda: client.request("GET", "/fine").status], width=1)
+    assert most[0] == 1
+    assert isinstance(done[0].error, ExchangeError) and len(done[0].exchanges) == 1
+    with pytest.raises(pytest.skip.Exception):
+        done[1].result()
+    assert done[2].result() == 200 and client.log == []
+
+
+def test_in_flight_is_chosen_from_the_round_trip_and_shared_by_the_rate_limit():
+    """One at a time for the bundled server and within 10 ms; eight beyond; no more than the
+    process's share of --rate-limit keeps busy."""
+    assert workers.in_flight(None) == 1
+    assert workers.in_flight(0.004) == 1
+    assert workers.in_flight(0.03) == workers.in_flight(0.1) == workers.MAX_IN_FLIGHT == 8
+    assert workers.in_flight(0.1, rate_limit=20, workers=4) == 1
+    assert workers.in_flight(0.1, rate_limit=200, workers=4) == 5
+
+
+@pytest.mark.parametrize("value", ["0", "9", "x", "-1", "1.5"])
+def test_a_wrong_in_flight_is_a_configuration_error_naming_the_flag(value):
+    """--in-flight outside 1..8 is refused with a message that names it."""
+    with pytest.raises(ConfigError, match="--in-flight"):
+        workers.parse_in_flight(value)
+
+
+def _items(nodeids: list[str], workerinput: dict[str, Any] | None) -> list[Any]:
+    config = SimpleNamespace(stash=pytest.Stash())
+    if workerinput is not None:
+        config.workerinput = workerinput
+    session = SimpleNamespace(items=[])
+    session.items = [SimpleNamespace(nodeid=n, config=config, session=session) for n in nodeids]
+    return session.items
+
+
+ERRORS = [f"suites/test_errors.py::test_bad[op{n}]" for n in range(1, 41)]
+COLLECTION = ["suites/test_cards.py::test_a", "suites/test_cards.py::test_b", *ERRORS,
+              "suites/test_properties.py::test_operation[GET /users/me]"]
+
+
+def test_companions_serially_are_the_modules_selected_tests():
+    """In one process, a test's companions are its module's tests that were selected."""
+    items = _items(COLLECTION, None)
+    assert concurrency.companions(items[1]) == items[:2]
+    assert concurrency.pending(items[1], lambda item: True) == [items[1]]
+
+
+def test_companions_on_a_worker_are_its_unit_of_boardcert_distribution():
+    """On a worker of boardcert's scheduling, a test's companions are its unit (a part of a
+    large module); under another --dist, only itself."""
+    items = _items(COLLECTION, {distribution.UNITS: True, "workercount": 4})
+    units = distribution.units(COLLECTION, 4)
+    first = items[2]
+    together = concurrency.companions(first)
+    assert first in together and len(together) < len(ERRORS)
+    assert {units[i.nodeid] for i in together} == {units[first.nodeid]}
+    assert concurrency.companions(items[-1]) == [items[-1]]
+    elsewhere = _items(COLLECTION, {distribution.UNITS: False, "workercount": 4})
+    assert concurrency.companions(elsewhere[2]) == [elsewhere[2]]

@@ -57,6 +57,9 @@ def certify(server: Running, key: str, budget: str, output: Path,
     return json.loads(compliance.read_text(encoding="utf-8"))
 
 
+CERTIFIED: dict[str, dict[str, Any]] = {}  # budget -> the report of a run one at a time
+
+
 def summary(report: dict[str, Any]) -> str:
     lines = [f"verdict {report['verdict']!r}: {report.get('verdict_reason')}"]
     lines += [f"  {r['id']} {r['status']}: {(r.get('message') or '')[:300]}"
@@ -72,8 +75,21 @@ def summary(report: dict[str, Any]) -> str:
 def test_independent_server_is_certified(budget: str, server: Running, key: str,
                                          tmp_path: Path):
     """With its profile, boardcert certifies the independent server conformant over HTTP."""
-    report = certify(server, key, budget, tmp_path / "report")
+    report = CERTIFIED[budget] = certify(server, key, budget, tmp_path / "report")
     assert report["verdict"] == "conformant", summary(report)
+
+
+def test_independent_server_gets_the_same_statuses_with_requests_in_flight(
+        server: Running, key: str, tmp_path: Path):
+    """With 8 requests in flight where tests are independent (what a run far away chooses),
+    every requirement has the status it has one request at a time: conformant both ways."""
+    serial = CERTIFIED.get("quick") or certify(server, key, "quick", tmp_path / "serial")
+    side_by_side = certify(server, key, "quick", tmp_path / "in-flight",
+                           pytest_args=("--in-flight", "8"))
+    statuses = [{r["id"]: r["status"] for r in report["requirements"]}
+                for report in (serial, side_by_side)]
+    assert statuses[0] == statuses[1], summary(side_by_side)
+    assert serial["verdict"] == side_by_side["verdict"] == "conformant", summary(side_by_side)
 
 
 UNCHECKED = ("PLUGINS-PROPERTY", "EXCHANGE-USER-TOKEN", "EXCHANGE-NO-ACCESS-TOKEN")

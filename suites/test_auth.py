@@ -4,18 +4,24 @@ Every request here is one that succeeds with the key (real ids from a board of t
 own), so a 404 for a missing resource cannot stand in for a missing key check. A rejected
 request must change nothing, so the board is shared; it is built again after any call that
 was not rejected or that changed it.
+
+With more than one request in flight (boardcert.concurrency) the keyless requests of the
+tests this process runs together go side by side between one reading before and one after
+(`Scene.batch`); anything unexpected and they are made again one at a time, as serially.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pytest
 
-from boardcert import expect, spec
+from boardcert import concurrency, expect, spec
 from boardcert.api import Api, mentions, misfit
 from boardcert.board import Board, placeholders, project_state, unique
 from boardcert.client import Exchange
@@ -39,6 +45,8 @@ KEYS: dict[str, Callable[[str], str | None]] = {
     "wrong key": lambda key: "bc-wrong-" + secrets.token_hex(12),
     "the key plus a character": lambda key: key + "x",
 }
+Read = tuple[str, ...]  # a reading of what a call could change: ("project", id) or ME
+ME = ("op 1",)
 
 
 class Boards:
@@ -49,12 +57,19 @@ class Boards:
         self._build = build
         self._board: Board | None = None
         self.outcomes: dict[tuple[int, str], expect.Outcome] = {}
+        self.tried: set[tuple[int, str]] = set()  # outcomes a batch was made for
+        self.unadopted: dict[tuple[int, str], list[Exchange]] = {}  # a batch's, for the
+        # first test that judges the outcome
         self.last_read: dict[str, Any] | None = None  # the board's project, if nothing since
 
     def get(self) -> Board:
         if self._board is None:
             self._board = self._build()
         return self._board
+
+    @property
+    def built(self) -> bool:
+        return self._board is not None
 
     def spoil(self) -> None:
         self._board = self.last_read = None
@@ -110,24 +125,34 @@ class Scene:
         return self.api.call(call.number, json=call.json, params=call.params or None,
                              headers=call.headers or None, path_params=call.path, **keyword)
 
-    def state(self, call: Call, answer: Exchange | None = None) -> dict[str, Any]:
-        """What the call could have changed, read with the key (after `answer`, if given)."""
+    def state(self, call: Call, answer: Exchange | None = None,
+              read: Callable[[Read], Any] | None = None) -> dict[str, Any]:
+        """What the call could have changed, read with the key (after `answer`, if given);
+        `read` answers the readings (a batch's, made once for all its calls)."""
+        read = read or self.read
         found: dict[str, Any] = {}
         if call.project_id is not None:
-            found["project"] = self.project_state(call.project_id)
+            found["project"] = read(("project", call.project_id))
         if call.created_name is not None:
             # No operation lists projects: look for the fresh name in op 1 (currentProject).
-            me = self.api.call(1) if answer is not None else None
+            me = read(ME) if answer is not None else None
             found["op 1 mentions the new name"] = me is not None and me.status == 200 and \
                 mentions(me.json(), call.created_name)
             found["a project created"] = bool(answer is not None and self.adopt(call, answer))
         return found
 
+    def read(self, what: Read) -> Any:
+        """One reading: a project's state (op 3) or op 1's answer."""
+        return self.project_state(what[1]) if what[0] == "project" else self.api.call(1)
+
     def project_state(self, project_id: str) -> dict[str, Any]:
         """A fresh operation 3, or the last one if no request was sent since."""
         if self.boards.last_read is None or self.boards.last_read["id"] != project_id:
-            self.boards.last_read = {"id": project_id} | project_state(self.api, project_id)
+            self.boards.last_read = self.fresh_state(project_id)
         return self.boards.last_read
+
+    def fresh_state(self, project_id: str) -> dict[str, Any]:
+        return {"id": project_id} | project_state(self.api, project_id)
 
     def adopt(self, call: Call, answer: Exchange) -> str | None:
         """A project that op 2 created after all goes into the ledger; its id."""
@@ -141,16 +166,100 @@ class Scene:
 
     def without_key(self, number: int, variant: str, api_key: str) -> expect.Outcome:
         """Operation `number` sent with a key that is not valid (once per variant)."""
-        done = self.boards.outcomes.get((number, variant))
-        if done is None:
-            call = _listed(self, number)
-            before = self.state(call)
-            exchange = self.send(call, key=KEYS[variant](api_key))
-            after = self.state(call, exchange)  # adopts a project op 2 created after all
-            self.settle(exchange, changed=before != after)
-            done = self.boards.outcomes[(number, variant)] = expect.Outcome(exchange, before,
-                                                                            after)
+        pair = (number, variant)
+        if pair not in self.boards.tried and pair not in self.boards.outcomes \
+                and concurrency.in_flight(self.request.config) > 1:
+            self.batch(api_key)
+        done = self.boards.outcomes.get(pair)
+        if done is not None:
+            self.api.client.adopt(self.boards.unadopted.pop(pair, []))
+            return done
+        call = _listed(self, number)
+        before = self.state(call)
+        exchange = self.send(call, key=KEYS[variant](api_key))
+        after = self.state(call, exchange)  # adopts a project op 2 created after all
+        self.settle(exchange, changed=before != after)
+        done = self.boards.outcomes[pair] = expect.Outcome(exchange, before, after)
         return done
+
+    def batch(self, api_key: str) -> None:
+        """The outcomes this process's tests still need (the companions from this test on),
+        side by side: one reading before, the keyless requests, one reading after. Kept when
+        every request got a 4xx and nothing changed; else thrown away (what op 2 created is in
+        the ledger; the board is built again) and made one at a time, as serially. Tried once
+        for each outcome."""
+        pairs = [pair for pair in _pending(self.request)
+                 if pair not in self.boards.tried and pair not in self.boards.outcomes]
+        self.boards.tried.update(pairs)
+        with self.api.client.aside() as set_up:
+            calls = self.calls(pairs)
+        self.api.client.adopt(set_up)  # boards built for the calls: set-up of this test
+        if len(calls) < 2:
+            return
+        width = concurrency.in_flight(self.request.config)
+        reads: list[Read] = sorted({("project", c.project_id) for c in calls.values()
+                                    if c.project_id is not None})
+        before = self.readings(reads, width)
+        if not all(map(_answered, before.values())):
+            return  # nothing sent yet: one at a time, as serially
+        sent = concurrency.gather(self.api.client, [
+            partial(self.send, call, KEYS[variant](api_key))
+            for (_, variant), call in calls.items()], width)
+        after = self.readings(reads + [ME] * any(c.created_name for c in calls.values()), width)
+        judged = [self.judge(call, done, before, after)  # each: op 2's project into the ledger
+                  for call, done in zip(calls.values(), sent, strict=True)]
+        if not all(judged) or not all(map(_answered, after.values())):
+            self.boards.spoil()  # a request may have changed the board: serially, a new one
+            return
+        for pair, (outcome, exchanges) in zip(calls, judged, strict=True):
+            self.boards.outcomes[pair], self.boards.unadopted[pair] = outcome, exchanges
+
+    def calls(self, pairs: list[tuple[int, str]]) -> dict[tuple[int, str], Call]:
+        """The batch's calls; a pair whose call cannot be made is left to its test (which
+        finds out why, serially)."""
+        calls: dict[tuple[int, str], Call] = {}
+        scenes = {self.read_only: self}
+        for number, variant in pairs:
+            read_only = number in READS
+            if read_only not in scenes:
+                scenes[read_only] = Scene(self.request, self.boards, read_only)
+            scene = scenes[read_only]
+            try:
+                calls[(number, variant)] = _listed(scene, number)
+            except (Exception, pytest.skip.Exception, pytest.fail.Exception):
+                if number > 2 and not read_only and not self.boards.built:
+                    break  # no board: the tests that need it build it again, one at a time
+        return calls
+
+    def readings(self, reads: list[Read], width: int) -> dict[Read, concurrency.Done[Any]]:
+        """Fresh readings, side by side, kept aside for the tests that rest on them."""
+        jobs = [partial(self.fresh_state, what[1]) if what[0] == "project" else
+                partial(self.api.call, 1) for what in reads]
+        return dict(zip(reads, concurrency.gather(self.api.client, jobs, width), strict=True))
+
+    def judge(self, call: Call, done: concurrency.Done[Exchange],
+              before: dict[Read, concurrency.Done[Any]],
+              after: dict[Read, concurrency.Done[Any]]
+              ) -> tuple[expect.Outcome, list[Exchange]] | None:
+        """The outcome of a request of a batch and what the test that judges it adopts (the
+        readings it rests on and the request), or None if anything was unexpected."""
+        exchange = done.value
+        if exchange is None:  # no usable answer
+            return None
+        try:
+            states = [self.state(call, answer, lambda what, r=readings: r[what].result())
+                      for answer, readings in ((None, before), (exchange, after))]
+        except AssertionError:  # a reading with no usable answer (before op 2's adoption)
+            with suppress(AssertionError):
+                self.adopt(call, exchange)
+            return None
+        if not 400 <= (exchange.status or 0) < 500 or states[0] != states[1]:
+            return None
+        rests_on = [("project", call.project_id), ME if call.created_name else None]
+        return expect.Outcome(exchange, *states), [
+            *(x for what in before if what in rests_on for x in before[what].exchanges),
+            *done.exchanges,
+            *(x for what in after if what in rests_on for x in after[what].exchanges)]
 
     def settle(self, exchange: Exchange, changed: bool = False) -> None:
         """Build the board again if the call was not rejected or changed it."""
@@ -183,6 +292,27 @@ class Scene:
         b = self.board
         set_up(self.api.call(21, projectId=b.project.id, cardId=b.cards[0].id,
                              json=self.body("add_card_metadata", key=key)), 21)
+
+
+def _answered(reading: concurrency.Done[Any]) -> bool:
+    """A reading of a batch that answered 200 (a project's state, or op 1's exchange)."""
+    value = reading.value
+    status = value.get("status") if isinstance(value, dict) else getattr(value, "status", None)
+    return reading.error is None and status == 200
+
+
+def _pending(request: pytest.FixtureRequest) -> list[tuple[int, str]]:
+    """The (operation, variant) pairs whose outcome this test and the companions that run
+    after it in this process need (concurrency.pending), in order, once each."""
+    pairs: dict[tuple[int, str], None] = {}
+    for item in concurrency.pending(request.node, lambda item: item.get_closest_marker(
+            "skip") is None and getattr(item, "module", None) is request.module):
+        params = item.callspec.params if hasattr(item, "callspec") else {}
+        if "variant" in params:
+            pairs[(params["number"], params["variant"])] = None
+        elif getattr(item, "originalname", "") == test_key_rejection_status_is_recorded.__name__:
+            pairs |= dict.fromkeys((params["number"], variant) for variant in KEYS)
+    return list(pairs)
 
 
 def set_up(exchange: Exchange, number: int) -> None:

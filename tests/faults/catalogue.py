@@ -330,13 +330,16 @@ def _key_fix(ops: set[int], needs_fixing: Any) -> Any:
     return make
 
 
-def _acts_then_401(key: str) -> Handler:
-    async def fn(request: Request, forward: Forward) -> Response:
-        if request.headers.get("x-api-key") == key:
-            return await forward(request)
-        await forward(request.but(headers={**request.headers, "x-api-key": key}))
-        return error(401, "a valid X-API-Key header is required")
-    return on(LISTED_OPS - {1, 3}, fn)
+def acts_then_401(ops: set[int]) -> Any:
+    """Requests to `ops` without the valid key are carried out, then answered 401."""
+    def make(key: str) -> Handler:
+        async def fn(request: Request, forward: Forward) -> Response:
+            if request.headers.get("x-api-key") == key:
+                return await forward(request)
+            await forward(request.but(headers={**request.headers, "x-api-key": key}))
+            return error(401, "a valid X-API-Key header is required")
+        return on(ops, fn)
+    return make
 
 
 def _bearer_only(key: str) -> Handler:
@@ -365,7 +368,7 @@ AUTH = [
                 _key_fix(LISTED_OPS, lambda given: given == "")),
     keyed_fault("auth-acts-then-401", "AUTH-REJECTED-CHANGES-NOTHING",
                 "a request with a missing or wrong key is carried out, then answered 401",
-                _acts_then_401),
+                acts_then_401(LISTED_OPS - {1, 3})),
     keyed_fault("auth-bearer-only", "AUTH-VALID-KEY-ACCEPTED",
                 "the key is only read from Authorization: Bearer, so X-API-Key is refused",
                 _bearer_only),

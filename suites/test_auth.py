@@ -7,7 +7,9 @@ was not rejected or that changed it.
 
 With more than one request in flight (boardcert.concurrency) the keyless requests of the
 tests this process runs together go side by side between one reading before and one after
-(`Scene.batch`); anything unexpected and they are made again one at a time, as serially.
+(`Scene.batch`); anything unexpected and they are made again one at a time, as serially. The
+boards that the tests with the key and the unlisted ones build one after another are built
+ahead, side by side (`Scene.spare_boards`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import pytest
 from boardcert import concurrency, expect, spec
 from boardcert.api import Api, mentions, misfit
 from boardcert.board import Board, placeholders, project_state, unique
-from boardcert.client import Exchange
+from boardcert.client import Client, Exchange
 from boardcert.config import NotAssessed
 
 LISTED = [op.number for op in spec.operations().values() if op.auth_required]
@@ -50,21 +52,30 @@ ME = ("op 1",)
 
 
 class Boards:
-    """The module's board: built on first use, and again after a call may have changed it;
-    and the outcome of each keyless request, made once for the tests that judge it."""
+    """The module's board: built on first use, and again after a call may have changed it
+    (or taken from the spares built ahead); and the outcome of each keyless request, made
+    once for the tests that judge it."""
 
-    def __init__(self, build: Callable[[], Board]) -> None:
-        self._build = build
+    def __init__(self, factory: Callable[[], Callable[..., Board]]) -> None:
+        self._factory = factory  # make_board
         self._board: Board | None = None
+        self.spares: list[tuple[Board, list[Exchange]]] | None = None  # None: not made yet
         self.outcomes: dict[tuple[int, str], expect.Outcome] = {}
         self.tried: set[tuple[int, str]] = set()  # outcomes a batch was made for
         self.unadopted: dict[tuple[int, str], list[Exchange]] = {}  # a batch's, for the
         # first test that judges the outcome
         self.last_read: dict[str, Any] | None = None  # the board's project, if nothing since
 
-    def get(self) -> Board:
+    def maker(self) -> Callable[[], Board]:
+        """What builds a board: two rows (for op 9), metadata on the first card (for op 19)."""
+        return partial(self._factory(), rows=2, metadata=True)
+
+    def get(self, client: Client) -> Board:
+        if self._board is None and self.spares:
+            self._board, made = self.spares.pop(0)
+            client.adopt(made)  # the test that takes it shows its building
         if self._board is None:
-            self._board = self._build()
+            self._board = self.maker()()
         return self._board
 
     @property
@@ -77,10 +88,9 @@ class Boards:
 
 @pytest.fixture(scope="module")
 def boards(request: pytest.FixtureRequest) -> Boards:
-    """A board with two rows (for operation 9) and a metadata entry on its first card (for
-    operation 19). The factories are looked up on first use, so tests that need no board
-    (op 1) do not depend on them (and on the organization they need)."""
-    return Boards(lambda: request.getfixturevalue("make_board")(rows=2, metadata=True))
+    """The module's boards. The factories are looked up on first use, so tests that need no
+    board (op 1) do not depend on them (and on the organization they need)."""
+    return Boards(lambda: request.getfixturevalue("make_board"))
 
 
 @dataclass
@@ -107,7 +117,9 @@ class Scene:
 
     @property
     def board(self) -> Any:
-        return self.request.getfixturevalue("board") if self.read_only else self.boards.get()
+        if self.read_only:
+            return self.request.getfixturevalue("board")
+        return self.boards.get(self.api.client)
 
     def values(self, **extra: Any) -> dict[str, Any]:
         """Every placeholder a profile body may use, for this board; rows and columns in
@@ -261,6 +273,25 @@ class Scene:
             *done.exchanges,
             *(x for what in after if what in rests_on for x in after[what].exchanges)]
 
+    def spare_boards(self) -> None:
+        """With requests in flight: the boards that the tests with the key and the unlisted
+        ones from this one on build one after another, built ahead side by side; the test
+        that takes one adopts its exchanges. One that fails is dropped (built when needed)."""
+        width = concurrency.in_flight(self.request.config)
+        if self.boards.spares is not None or width <= 1:
+            return
+        self.boards.spares = []
+        needed = _boards_needed(self.request, self.boards.built)
+        if needed < 2:
+            return
+        try:
+            make = self.boards.maker()
+        except (Exception, pytest.skip.Exception, pytest.fail.Exception):
+            return  # the test that needs a board finds out why
+        built = concurrency.gather(self.api.client, [make] * needed, width)
+        self.boards.spares = [(done.value, done.exchanges) for done in built
+                              if done.error is None and done.value is not None]
+
     def settle(self, exchange: Exchange, changed: bool = False) -> None:
         """Build the board again if the call was not rejected or changed it."""
         if changed or not 400 <= (exchange.status or 0) < 500:
@@ -301,13 +332,33 @@ def _answered(reading: concurrency.Done[Any]) -> bool:
     return reading.error is None and status == 200
 
 
+def _ahead(request: pytest.FixtureRequest) -> list[tuple[pytest.Item, dict[str, Any]]]:
+    """This test and the companions of this module that run after it in this process
+    (concurrency.pending), with their parameters; not those skipped."""
+    return [(item, item.callspec.params if hasattr(item, "callspec") else {})
+            for item in concurrency.pending(request.node, lambda item: item.get_closest_marker(
+                "skip") is None and getattr(item, "module", None) is request.module)]
+
+
+def _boards_needed(request: pytest.FixtureRequest, built: bool) -> int:
+    """How many boards the tests with the key and the unlisted ones from this one on build,
+    one after another, against a server that accepts the key and refuses requests without."""
+    needed = 0
+    for item, params in _ahead(request):
+        name, number = getattr(item, "originalname", ""), params.get("number")
+        unlisted = name == test_unlisted_operation_without_key_is_recorded.__name__
+        if unlisted or name == test_listed_operation_accepts_the_key.__name__ \
+                and number not in READS and number != 2:
+            needed += not built
+            built = unlisted or number in KEEP_BOARD
+    return needed
+
+
 def _pending(request: pytest.FixtureRequest) -> list[tuple[int, str]]:
     """The (operation, variant) pairs whose outcome this test and the companions that run
     after it in this process need (concurrency.pending), in order, once each."""
     pairs: dict[tuple[int, str], None] = {}
-    for item in concurrency.pending(request.node, lambda item: item.get_closest_marker(
-            "skip") is None and getattr(item, "module", None) is request.module):
-        params = item.callspec.params if hasattr(item, "callspec") else {}
+    for item, params in _ahead(request):
         if "variant" in params:
             pairs[(params["number"], params["variant"])] = None
         elif getattr(item, "originalname", "") == test_key_rejection_status_is_recorded.__name__:
@@ -465,6 +516,7 @@ def test_request_without_valid_key_changes_nothing(number, variant, scene, targe
     for n in LISTED])
 def test_listed_operation_accepts_the_key(number, scene):
     """The listed operations accept the configured key in X-API-Key."""
+    scene.spare_boards()
     call = _listed(scene, number)
     exchange = scene.send(call)
     scene.adopt(call, exchange)
@@ -484,6 +536,7 @@ def test_listed_operation_accepts_the_key(number, scene):
     for n in UNLISTED])
 def test_unlisted_operation_without_key_is_recorded(number, scene, observe):
     """What the operations whose authentication is not shown do without a key is recorded."""
+    scene.spare_boards()
     call = _unlisted(scene, number)
     exchange = scene.send(call, key=None)
     status = exchange.status or 0

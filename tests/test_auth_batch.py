@@ -17,7 +17,7 @@ from faults import CONFORMANT, FAULTS, Result, Variant, certify
 from faults.asgi import Forward, Handler, Request, Response
 from faults.catalogue import acts_then_401
 from faults.edits import error
-from faults.exchanges import read
+from faults.exchanges import read, sent
 
 from boardcert import spec
 
@@ -89,38 +89,46 @@ def test_verdict_is_the_same_side_by_side(name, runs):
 
 def test_each_test_shows_its_own_request(runs):
     """Side by side, each keyless test shows its one request (its operation, its key) between
-    the readings its outcome rests on; one at a time, no test shows a reading before."""
-    shown = read(runs[("reference", IN_FLIGHT)][1])
+    the readings its outcome rests on, sent before it ran; each test with the key or of an
+    unlisted operation shows what it shows serially, its board built ahead."""
+    shown, made = (f(runs[("reference", IN_FLIGHT)][1]) for f in (read, sent))
     serial = read(runs[("reference", 1)][1])
     checked = 0
-    for test, exchanges in shown.items():
+    for test, exchanges_shown in shown.items():
         found = re.search(r"demands_the_key\[op(\d+)-(.+)\]$", test)
         if not found:
             continue
         number, variant = int(found[1]), found[2].replace("-", " ")
-        keyless = [x for x in exchanges if x[2] != "key"]
+        keyless = [x for x in exchanges_shown if x[2] != "key"]
         op = spec.operation(number)
-        assert len(keyless) == 1, (test, exchanges)
+        assert len(keyless) == 1, (test, exchanges_shown)
         method, path, key, status = keyless[0]
-        assert (method, key, status) == (op.method, _KEYS[variant], 401), (test, exchanges)
-        assert re.fullmatch(re.sub(r"\{\w+\}", "[^/]+", op.path), path), (test, exchanges)
-        readings = [x for x in exchanges if x[2] == "key" and x[0] == "GET"]
+        assert (method, key, status) == (op.method, _KEYS[variant], 401), (test, exchanges_shown)
+        assert re.fullmatch(re.sub(r"\{\w+\}", "[^/]+", op.path), path), (test, exchanges_shown)
+        readings = [x for x in exchanges_shown if x[2] == "key" and x[0] == "GET"]
         if number > 2:  # the project read before and after it
-            assert exchanges[-3:] == [readings[-2], keyless[0], readings[-1]], (test, exchanges)
+            assert exchanges_shown[-3:] == [readings[-2], keyless[0], readings[-1]], test
             checked += 1
+        assert made[test] == 0 or test.endswith("[op1-no-key]"), test  # made in the batch
     assert checked == 15 * 4
-    assert serial != shown  # the batch was made
+    with_key = [t for t in shown if "accepts_the_key" in t or "unlisted" in t]
+    assert {t: _shape(shown[t], set_up=True) for t in with_key} == \
+        {t: _shape(serial[t], set_up=True) for t in with_key}
+    built_ahead = [t for t in with_key if len(shown[t]) > made[t]]
+    assert len(built_ahead) >= 8, built_ahead
 
 
 _KEYS = {"no key": "none", "empty key": "empty", "wrong key": "wrong",
          "the key plus a character": "the key plus a character"}
 
 
-def _shape(exchanges: list[list[object]]) -> list[tuple[object, ...]]:
-    """What a test showed, ids left out, without the set-up requests made with the key."""
+def _shape(exchanges: list[list[object]], set_up: bool = False) -> list[tuple[object, ...]]:
+    """What a test showed, ids and names left out; the set-up requests made with the key
+    (building a board) only if `set_up`."""
     return [(method, re.sub(r"\d+", "N", re.sub(r"bc-[a-z]+-[0-9a-f]+", "bc-", str(path))),
              key, status)
-            for method, path, key, status in exchanges if not (key == "key" and method != "GET")]
+            for method, path, key, status in exchanges
+            if set_up or not (key == "key" and method != "GET")]
 
 
 @pytest.mark.parametrize("name", FAULTY)

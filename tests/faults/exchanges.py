@@ -1,17 +1,39 @@
 """A pytest plugin for boardcert's own tests (`-p faults.exchanges`, tests/ on sys.path): each
-test's exchanges, as its evidence and Allure steps show them, one JSON line per test in
-<--report-dir>/exchanges.jsonl: method, path, how X-API-Key was sent, status."""
+test's exchanges, as its evidence and Allure steps show them, and how many requests were
+sent while it ran (set-up and call), one JSON line per test in <--report-dir>/exchanges.jsonl:
+method, path, how X-API-Key was sent, status."""
 
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from boardcert.target import exchanges_of
 
 FILE = "exchanges.jsonl"
+_SENT = [0]
+_LOCK = threading.Lock()
+_send = httpx.Client.send
+
+
+def _counted(self: httpx.Client, *args: Any, **kwargs: Any) -> httpx.Response:
+    with _LOCK:
+        _SENT[0] += 1
+    return _send(self, *args, **kwargs)
+
+
+httpx.Client.send = _counted  # type: ignore[method-assign]
+STARTED = pytest.StashKey[int]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.stash[STARTED] = _SENT[0]
 
 
 @pytest.hookimpl(trylast=True)
@@ -23,7 +45,8 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     shown = [[e.method, "/" + e.url.split("/", 3)[-1], key_sent(e.request_headers), e.status]
              for e in exchanges_of(item)]
     with open(Path(directory) / FILE, "a", encoding="utf-8") as out:
-        out.write(json.dumps({"test": item.nodeid, "exchanges": shown}) + "\n")
+        out.write(json.dumps({"test": item.nodeid, "exchanges": shown,
+                              "sent": _SENT[0] - item.stash.get(STARTED, _SENT[0])}) + "\n")
 
 
 def key_sent(headers: dict[str, str]) -> str:
@@ -35,6 +58,15 @@ def key_sent(headers: dict[str, str]) -> str:
 
 
 def read(directory: Path) -> dict[str, list[list[object]]]:
-    """The exchanges of each test of a run (report directory) by node id."""
-    lines = (directory / FILE).read_text(encoding="utf-8").splitlines()
-    return {r["test"]: r["exchanges"] for r in map(json.loads, lines)}
+    """The exchanges each test of a run (report directory) shows, by node id."""
+    return {r["test"]: r["exchanges"] for r in _records(directory)}
+
+
+def sent(directory: Path) -> dict[str, int]:
+    """How many requests were sent while each test ran (its set-up and call), by node id."""
+    return {r["test"]: r["sent"] for r in _records(directory)}
+
+
+def _records(directory: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in
+            (directory / FILE).read_text(encoding="utf-8").splitlines()]

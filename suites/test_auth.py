@@ -59,7 +59,10 @@ class Boards:
     def __init__(self, factory: Callable[[], Callable[..., Board]]) -> None:
         self._factory = factory  # make_board
         self._board: Board | None = None
-        self.spares: list[tuple[Board, list[Exchange]]] | None = None  # None: not made yet
+        self.spares: list[tuple[Board, list[Exchange]]] = []  # built ahead, for the next
+        self.spare_rounds = 0  # how often spares were built
+        self.spares_failed = False  # a spare could not be built: no more
+        self.unlisted_spoil = False  # the last unlisted operation was not refused
         self.outcomes: dict[tuple[int, str], expect.Outcome] = {}
         self.tried: set[tuple[int, str]] = set()  # outcomes a batch was made for
         self.unadopted: dict[tuple[int, str], list[Exchange]] = {}  # a batch's, for the
@@ -275,22 +278,26 @@ class Scene:
 
     def spare_boards(self) -> None:
         """With requests in flight: the boards that the tests with the key and the unlisted
-        ones from this one on build one after another, built ahead side by side; the test
-        that takes one adopts its exchanges. One that fails is dropped (built when needed)."""
-        width = concurrency.in_flight(self.request.config)
-        if self.boards.spares is not None or width <= 1:
+        ones from this one on build one after another, built ahead side by side (at the
+        first of them, and again when they run out); the test that takes one adopts its
+        exchanges. One that fails is dropped (built when needed), and no more are built."""
+        b = self.boards
+        if b.spares or b.spares_failed or b.spare_rounds and b.built \
+                or concurrency.in_flight(self.request.config) <= 1:
             return
-        self.boards.spares = []
-        needed = _boards_needed(self.request, self.boards.built)
+        needed = _boards_needed(self.request, b.built, b.unlisted_spoil)
         if needed < 2:
             return
+        b.spare_rounds += 1
         try:
             make = self.boards.maker()
         except (Exception, pytest.skip.Exception, pytest.fail.Exception):
-            return  # the test that needs a board finds out why
-        built = concurrency.gather(self.api.client, [make] * needed, width)
-        self.boards.spares = [(done.value, done.exchanges) for done in built
-                              if done.error is None and done.value is not None]
+            b.spares_failed = True  # the test that needs a board finds out why
+            return
+        built = concurrency.gather(self.api.client, [make] * needed,
+                                   concurrency.in_flight(self.request.config))
+        b.spares = [(done.value, done.exchanges) for done in built if done.error is None]
+        b.spares_failed = len(b.spares) < needed
 
     def settle(self, exchange: Exchange, changed: bool = False) -> None:
         """Build the board again if the call was not rejected or changed it."""
@@ -340,9 +347,10 @@ def _ahead(request: pytest.FixtureRequest) -> list[tuple[pytest.Item, dict[str, 
                 "skip") is None and getattr(item, "module", None) is request.module)]
 
 
-def _boards_needed(request: pytest.FixtureRequest, built: bool) -> int:
+def _boards_needed(request: pytest.FixtureRequest, built: bool, unlisted_spoil: bool) -> int:
     """How many boards the tests with the key and the unlisted ones from this one on build,
-    one after another, against a server that accepts the key and refuses requests without."""
+    one after another, against a server that accepts the key (and refuses the unlisted
+    operations without it unless `unlisted_spoil`)."""
     needed = 0
     for item, params in _ahead(request):
         name, number = getattr(item, "originalname", ""), params.get("number")
@@ -350,7 +358,7 @@ def _boards_needed(request: pytest.FixtureRequest, built: bool) -> int:
         if unlisted or name == test_listed_operation_accepts_the_key.__name__ \
                 and number not in READS and number != 2:
             needed += not built
-            built = unlisted or number in KEEP_BOARD
+            built = not unlisted_spoil if unlisted else number in KEEP_BOARD
     return needed
 
 
@@ -541,6 +549,7 @@ def test_unlisted_operation_without_key_is_recorded(number, scene, observe):
     exchange = scene.send(call, key=None)
     status = exchange.status or 0
     scene.settle(exchange)
+    scene.boards.unlisted_spoil = not scene.boards.built  # how many spares the next need
     if 200 <= status < 300 and number == 25:
         plugin = call.path
         scene.ledger.add("plugin_data", pluginId=plugin["pluginId"],

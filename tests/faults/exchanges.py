@@ -36,7 +36,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     item.stash[STARTED] = _SENT[0]
 
 
-@pytest.hookimpl(trylast=True)
+@pytest.hookimpl(tryfirst=True)  # before the fixtures' teardown (the clean-up at the end)
 def pytest_runtest_teardown(item: pytest.Item) -> None:
     directory = item.config.option.report_dir
     if not directory:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from boardcert import requirements, shared_discovery
+from boardcert import ahead, requirements, shared_discovery
 from boardcert.api import Api, find_named, misfit
 from boardcert.board import Board, Made, build, give_metadata, unique
 from boardcert.client import Client, Exchange
@@ -192,9 +192,10 @@ def readable_project(request: pytest.FixtureRequest, target: Target, api: Api) -
 
 
 @pytest.fixture
-def fresh_board(make_board) -> Board:
-    """A board of the test's own, to change."""
-    return make_board()
+def fresh_board(make_board, request: pytest.FixtureRequest) -> Board:
+    """A board of the test's own, to change (built ahead, side by side with those of the tests
+    that follow, when more than one request is in flight: boardcert.ahead)."""
+    return ahead.own(request, make_board)
 
 
 @pytest.fixture

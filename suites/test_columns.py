@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from boardcert import checks, expect
+from boardcert import ahead, checks, expect
 from boardcert.api import find_named, walk
 from boardcert.board import unique
 from boardcert.client import Exchange
@@ -37,18 +37,22 @@ def _fresh_rows(api, project_id: str, requirement: str) -> tuple[Any, Exchange]:
 
 
 @pytest.fixture
-def project_with_rows(make_project, make_row):
+def project_with_rows(make_project, make_row, request):
     """A project of the test's own with two rows and no columns."""
-    project = make_project()
-    return project, [make_row(project), make_row(project)]
+    def build() -> tuple[Any, list[Any]]:
+        project = make_project()
+        return project, [make_row(project), make_row(project)]
+    return ahead.own(request, build)
 
 
 @pytest.fixture
-def row_with_columns(make_project, make_row, make_column):
+def row_with_columns(make_project, make_row, make_column, request):
     """A project of the test's own with one row holding two columns."""
-    project = make_project()
-    row = make_row(project)
-    return project, row, [make_column(project, row), make_column(project, row)]
+    def build() -> tuple[Any, Any, list[Any]]:
+        project = make_project()
+        row = make_row(project)
+        return project, row, [make_column(project, row), make_column(project, row)]
+    return ahead.own(request, build)
 
 
 @pytest.mark.requirement("COLUMN-CREATE")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from boardcert import expect, spec
+from boardcert import ahead, expect, spec
 from boardcert.api import misfit
 from boardcert.board import placeholders, unique
 from boardcert.client import Exchange
@@ -29,14 +29,11 @@ class Setting:
     """What the calls below need: the api, the ledger and, made on first use, a fresh board
     (the session's shared one for an operation that only reads it)."""
 
-    def __init__(self, request: pytest.FixtureRequest, shared: bool = False) -> None:
-        self.request, self.shared = request, shared
-        self.api = request.getfixturevalue("api")
-        self.profile = request.getfixturevalue("profile")
-        self.ledger = request.getfixturevalue("ledger")
-
-    def fixture(self, name: str) -> Any:
-        return self.request.getfixturevalue(name)
+    def __init__(self, fixture: Callable[[str], Any], shared: bool = False) -> None:
+        self.fixture, self.shared = fixture, shared
+        self.api = fixture("api")
+        self.profile = fixture("profile")
+        self.ledger = fixture("ledger")
 
     @cached_property
     def board(self) -> Any:
@@ -233,11 +230,27 @@ PREPARE: dict[int, Callable[[Setting], Call]] = {
 }
 
 
+UNPREPARED = (1, 2, *READS)  # no set-up of a test's own: nothing to build ahead
+FIXTURES = ("api", "profile", "ledger", "organization_id", "make_project", "make_row",
+            "row_name_property", "make_board")  # what PREPARE reaches, but the test's board
+
+
 @pytest.fixture
 def operation(number: int, request: pytest.FixtureRequest) -> Call:
     """Op `number` with everything it needs made first: a set-up failure is an error (not
-    assessed), never a failure of the operation."""
-    return PREPARE[number](Setting(request, shared=number in READS))
+    assessed), never a failure of the operation. With more than one request in flight, the
+    set-ups of the tests that follow are made side by side (boardcert.ahead)."""
+    def plan(item: pytest.Item) -> tuple[str, Callable[[], Call]] | None:
+        other = ahead.param(item, "operation", "number")
+        if other is None or other in UNPREPARED:
+            return None
+        fixture = ahead.fixtures(request, FIXTURES,
+                                 fresh_board=request.getfixturevalue("make_board"))
+        return item.nodeid, lambda: PREPARE[other](Setting(fixture))
+
+    return ahead.ahead(request, "operation set-ups", request.node.nodeid,
+                       lambda: PREPARE[number](Setting(request.getfixturevalue,
+                                                       shared=number in READS)), plan)
 
 
 def _implemented(number: int) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from boardcert import expect
+from boardcert import ahead, expect
 from boardcert.api import Api, mentions
 from boardcert.board import Made, unique
 from boardcert.client import Exchange
@@ -95,8 +95,8 @@ def plugins(api, profile, ledger) -> Plugins:
 
 
 @pytest.fixture
-def project(make_project) -> Made:
-    return make_project()
+def project(make_project, request) -> Made:
+    return ahead.own(request, make_project)
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from boardcert import checks, expect
+from boardcert import ahead, checks, expect
 from boardcert.api import find_named, ids_in_order, mentions
 from boardcert.board import unique
 from boardcert.client import Exchange
@@ -30,16 +30,18 @@ def _listed_rows(api, project_id: str, requirement: str) -> tuple[Any, Exchange]
 
 
 @pytest.fixture
-def project(make_project):
+def project(make_project, request):
     """A project of the test's own, without rows."""
-    return make_project()
+    return ahead.own(request, make_project)
 
 
 @pytest.fixture
-def project_with_rows(make_project, make_row):
+def project_with_rows(make_project, make_row, request):
     """A project of the test's own with two rows."""
-    project = make_project()
-    return project, [make_row(project), make_row(project)]
+    def build() -> tuple[Any, list[Any]]:
+        project = make_project()
+        return project, [make_row(project), make_row(project)]
+    return ahead.own(request, build)
 
 
 @pytest.mark.read_only

@@ -95,13 +95,8 @@ def _shape(exchanges: list[list[object]]) -> list[tuple[object, ...]]:
 
 
 def _shown(report: Path) -> dict[str, list[tuple[object, ...]]]:
-    """Each test's shape, without the clean-up at the end of the last test (its deletions go
-    side by side in no fixed order, and a board built again leaves one more project)."""
-    shown = {test: _shape(exchanges) for test, exchanges in read(report).items()}
-    last = shown[list(shown)[-1]]
-    while last and last[-1][0] == "DELETE":
-        last.pop()
-    return shown
+    """Each test's shape (faults.exchanges records them before the clean-up at the end)."""
+    return {test: _shape(exchanges) for test, exchanges in read(report).items()}
 
 
 def _projects(exchanges: list[list[object]]) -> list[str]:

@@ -206,6 +206,7 @@ class Scene:
         pairs = [pair for pair in _pending(self.request)
                  if pair not in self.boards.tried and pair not in self.boards.outcomes]
         self.boards.tried.update(pairs)
+        self.spare_boards()  # the board of the batch too
         with self.api.client.aside() as set_up:
             calls = self.calls(pairs)
         self.api.client.adopt(set_up)  # boards built for the calls: set-up of this test
@@ -277,10 +278,11 @@ class Scene:
             *(x for what in after if what in rests_on for x in after[what].exchanges)]
 
     def spare_boards(self) -> None:
-        """With requests in flight: the boards that the tests with the key and the unlisted
-        ones from this one on build one after another, built ahead side by side (at the
-        first of them, and again when they run out); the test that takes one adopts its
-        exchanges. One that fails is dropped (built when needed), and no more are built."""
+        """With requests in flight: the boards that the tests from this one on build one
+        after another, built ahead side by side (at the first keyless batch or test with the
+        key or of an unlisted operation, and again when they run out); the test that takes
+        one adopts its exchanges. One that fails is dropped (built when needed), and no more
+        are built."""
         b = self.boards
         if b.spares or b.spares_failed or b.spare_rounds and b.built \
                 or concurrency.in_flight(self.request.config) <= 1:
@@ -348,17 +350,21 @@ def _ahead(request: pytest.FixtureRequest) -> list[tuple[pytest.Item, dict[str, 
 
 
 def _boards_needed(request: pytest.FixtureRequest, built: bool, unlisted_spoil: bool) -> int:
-    """How many boards the tests with the key and the unlisted ones from this one on build,
-    one after another, against a server that accepts the key (and refuses the unlisted
-    operations without it unless `unlisted_spoil`)."""
+    """How many boards the tests from this one on build, one after another, against a server
+    that accepts the key and refuses requests without it (the unlisted operations too, unless
+    `unlisted_spoil`)."""
     needed = 0
     for item, params in _ahead(request):
         name, number = getattr(item, "originalname", ""), params.get("number")
-        unlisted = name == test_unlisted_operation_without_key_is_recorded.__name__
-        if unlisted or name == test_listed_operation_accepts_the_key.__name__ \
-                and number not in READS and number != 2:
+        if name == test_unlisted_operation_without_key_is_recorded.__name__:
+            uses, keeps = True, not unlisted_spoil
+        elif name == test_listed_operation_accepts_the_key.__name__:
+            uses, keeps = number not in READS and number != 2, number in KEEP_BOARD
+        else:  # a keyless one
+            uses, keeps = "variant" in params and number not in READS and number != 2, True
+        if uses:
             needed += not built
-            built = not unlisted_spoil if unlisted else number in KEEP_BOARD
+            built = keeps
     return needed
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
+from boardcert.cli import command
 
-from boardcert.cli import main
-
-sys.exit(main())
+command()

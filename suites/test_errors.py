@@ -3,17 +3,22 @@
 Error statuses, codes and bodies are not shown, so any 4xx is a rejection and what the server
 uses is only recorded (ERROR-FORMAT). A rejected request is checked against a fresh operation 3
 read before and after it: the whole Project, updatedAt included.
+
+With more than one request in flight (boardcert.concurrency) the cases of the tests this process
+runs together go side by side between one reading before and one after (`Sent.batch`); anything
+unexpected and they are sent again one at a time, as serially.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import pytest
 
-from boardcert import expect, spec
+from boardcert import concurrency, expect, spec
 from boardcert.api import Api
 from boardcert.board import Board, placeholders, project_state, unique
 from boardcert.client import Exchange
@@ -185,31 +190,127 @@ def _params(requirement: str, which: Callable[[Spec], bool]) -> list[Any]:
     return params
 
 
-@pytest.fixture(scope="module")
-def errors_board(make_board) -> Board:
-    """This module's board: rejected requests must leave it as it was."""
-    return make_board()
+class Sent:
+    """Each case's outcome, sent once (whichever test asks first), and the board the cases
+    name. With more than one request in flight the cases of the tests this process runs
+    together go in one batch first (`batch`); anything unexpected and they are sent one at a
+    time, as serially, on a board built again."""
+
+    def __init__(self, api: Api, ledger: Any, build: Callable[[], Board]) -> None:
+        self.api, self.ledger, self.build = api, ledger, build
+        self._board: Board | None = None
+        self._unbuilt: BaseException | None = None  # why the board could not be built
+        self.outcomes: dict[str, expect.Outcome] = {}
+        self.unadopted: dict[str, list[Exchange]] = {}  # a batch's, for the first test to judge
+        self.tried: set[str] = set()  # cases a batch was made for
+
+    def board(self) -> Board:
+        """The board (built on first use; a failure to build it is raised again, as a module
+        fixture's would be)."""
+        if self._unbuilt is not None:
+            raise self._unbuilt
+        if self._board is None:
+            try:
+                self._board = self.build()
+            except Exception as exc:
+                self._unbuilt = exc
+                raise
+        return self._board
+
+    def outcome(self, case_id: str, request: pytest.FixtureRequest) -> expect.Outcome:
+        if case_id not in self.outcomes and case_id not in self.tried \
+                and concurrency.in_flight(request.config) > 1:
+            self.batch(request)
+        if case_id in self.outcomes:
+            self.api.client.adopt(self.unadopted.pop(case_id, []))
+            return self.outcomes[case_id]
+        s = SPECS[case_id]
+        board = None if s.read_only else self.board()
+        case = s.make(board, request)
+        read = (lambda: project_state(self.api, board.project.id)) if s.watched else lambda: None
+        done = expect.observed(lambda: send(self.api, case), read)
+        done.created = "a project" if adopt(self.ledger, case, done.exchange) else None
+        self.outcomes[case_id] = done
+        return done
+
+    def batch(self, request: pytest.FixtureRequest) -> None:
+        """The cases this test and its companions still need, side by side between one reading
+        of the board's project before and one after. Kept when every request got a 4xx and the
+        project read back the same; else thrown away (what op 2 created is in the ledger) and
+        the board built again for the cases' one-at-a-time sending. Tried once for each case."""
+        ids = [i for i in _pending(request) if i not in self.outcomes and i not in self.tried]
+        self.tried.update(ids)
+        with self.api.client.aside() as set_up:
+            cases = self.cases(ids, request)
+        self.api.client.adopt(set_up)  # the board built for the cases: set-up of this test
+        if len(cases) < 2:
+            return
+        client = self.api.client
+        board = self._board if any(not SPECS[i].read_only for i in cases) else None
+        read = partial(project_state, self.api, board.project.id) if board else lambda: None
+        before = concurrency.gather(client, [read], 1)[0]
+        if not _read(before, board):
+            return  # nothing sent yet: one at a time, as serially
+        sent = concurrency.gather(client, [partial(send, self.api, case)
+                                           for case in cases.values()],
+                                  concurrency.in_flight(request.config))
+        after = concurrency.gather(client, [read], 1)[0]
+        for case, done in zip(cases.values(), sent, strict=True):
+            if done.value is not None:
+                adopt(self.ledger, case, done.value)
+        if not _read(after, board) or after.value != before.value or not all(
+                done.error is None and 400 <= (done.value.status or 0) < 500 for done in sent):
+            self._board = None  # the batch may have changed it: serially, a board of its own
+            return
+        for case_id, done in zip(cases, sent, strict=True):
+            shared = SPECS[case_id].watched  # the readings its outcome rests on
+            self.outcomes[case_id] = expect.Outcome(done.value, *(
+                (before.value, after.value) if shared else ()))
+            self.unadopted[case_id] = [*before.exchanges, *done.exchanges, *after.exchanges] \
+                if shared else done.exchanges
+
+    def cases(self, ids: list[str], request: pytest.FixtureRequest) -> dict[str, Case]:
+        """The batch's requests; a case that cannot be made is left to its tests (which find
+        out why, one at a time)."""
+        made: dict[str, Case] = {}
+        for case_id in ids:
+            s = SPECS[case_id]
+            try:
+                made[case_id] = s.make(None if s.read_only else self.board(), request)
+            except (Exception, pytest.skip.Exception, pytest.fail.Exception):
+                continue
+        return made
+
+
+def _read(reading: concurrency.Done[Any], board: Board | None) -> bool:
+    """A reading of the board's project that answered 200 (no board: nothing to read)."""
+    if reading.error is not None:
+        return False
+    return board is None or reading.value["status"] == 200
+
+
+def _pending(request: pytest.FixtureRequest) -> list[str]:
+    """The cases this test and the companions that run after it in this process judge
+    (concurrency.pending), in order, once each."""
+    found: dict[str, None] = {}
+    for item in concurrency.pending(request.node, lambda item: item.get_closest_marker(
+            "skip") is None and getattr(item, "module", None) is request.module):
+        params = item.callspec.params if hasattr(item, "callspec") else {}
+        if params.get("case_id") in SPECS:
+            found[params["case_id"]] = None
+    return list(found)
 
 
 @pytest.fixture(scope="module")
-def outcomes() -> dict[str, expect.Outcome]:
-    return {}
+def sent(api, ledger, make_board) -> Sent:
+    """This module's cases and board: rejected requests must leave it as it was."""
+    return Sent(api, ledger, make_board)
 
 
 @pytest.fixture
-def outcome_of(request, api, ledger, outcomes) -> Callable[[str], expect.Outcome]:
+def outcome_of(request, sent) -> Callable[[str], expect.Outcome]:
     """The outcome of a case, sent on first use."""
-    def outcome(case_id: str) -> expect.Outcome:
-        if case_id not in outcomes:
-            s = SPECS[case_id]
-            board = None if s.read_only else request.getfixturevalue("errors_board")
-            case = s.make(board, request)
-            read = (lambda: project_state(api, board.project.id)) if s.watched else lambda: None
-            done = expect.observed(lambda: send(api, case), read)
-            done.created = "a project" if adopt(ledger, case, done.exchange) else None
-            outcomes[case_id] = done
-        return outcomes[case_id]
-    return outcome
+    return partial(sent.outcome, request=request)
 
 
 def send(api: Api, case: Case) -> Exchange:
@@ -283,17 +384,32 @@ def _shape(exchange: Exchange) -> str:
 
 
 @pytest.mark.requirement("ERROR-FORMAT", op=16)
-def test_error_statuses_and_bodies_are_recorded(api, errors_board, observe):
+def test_error_statuses_and_bodies_are_recorded(request, api, sent, observe):
     """The statuses, content types and bodies the server uses for rejected input are recorded."""
-    path = _path(errors_board, 16)
-    seen = {
-        "name missing": api.call(16, path_params=path, json={}),
-        "name a number": api.call(16, path_params=path, json={"name": 5}),
-        "name of 25001": api.call(16, path_params=path, json={"name": "a" * 25001}),
-        "body not JSON": api.call(16, path_params=path, content=b"{", headers=JSON_TYPE),
-        "unknown card": api.call(16, path_params=path | {"cardId": MISSING[1]},
-                                 json={"name": "x"}),
-        "no X-API-Key": api.call(16, path_params=path, json={"name": "x"}, key=None),
-    }
+    path = _path(sent.board(), 16)
+    rename = partial(api.call, 16, path_params=path)
+    seen = _answers(request, api, {
+        "name missing": partial(rename, json={}),
+        "name a number": partial(rename, json={"name": 5}),
+        "name of 25001": partial(rename, json={"name": "a" * 25001}),
+        "body not JSON": partial(rename, content=b"{", headers=JSON_TYPE),
+        "unknown card": partial(api.call, 16, path_params=path | {"cardId": MISSING[1]},
+                                json={"name": "x"}),
+        "no X-API-Key": partial(rename, json={"name": "x"}, key=None),
+    })
     for what, exchange in seen.items():
         observe("ERROR-FORMAT", f"op 16, {what}: {_shape(exchange)}")
+
+
+def _answers(request: pytest.FixtureRequest, api: Api,
+             calls: dict[str, Callable[[], Exchange]]) -> dict[str, Exchange]:
+    """Each call's answer: side by side with more than one request in flight, kept when all
+    are 4xx; else (and serially) one at a time."""
+    width = concurrency.in_flight(request.config)
+    if width > 1:
+        done = concurrency.gather(api.client, list(calls.values()), width)
+        if all(d.error is None and 400 <= (d.value.status or 0) < 500 for d in done):
+            for d in done:
+                api.client.adopt(d.exchanges)
+            return {what: d.value for what, d in zip(calls, done, strict=True)}
+    return {what: call() for what, call in calls.items()}

@@ -6,45 +6,23 @@ exactly the serial run's evidence."""
 
 from __future__ import annotations
 
-import asyncio
-import os
 import re
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from faults import CONFORMANT, FAULTS, Result, Variant, certify
-from faults.asgi import Forward, Handler, Request, Response
-from faults.catalogue import acts_then_401
-from faults.edits import error
+from faults import CONFORMANT, FAULTS, Result, Variant
+from faults.catalogue import ONE_AT_A_TIME, acts_then_401
 from faults.exchanges import read, sent
+from faults.harness import at_each_in_flight
 
 from boardcert import spec
 
-TESTS = Path(__file__).parent
 AUTH_ONLY = ("-k", "test_auth", "-p", "faults.exchanges")
 IN_FLIGHT = 4
 
 
-def _one_at_a_time(_key: str) -> Handler:
-    """A server that answers 503 to a request while it is busy with another."""
-    busy = [0]
-
-    async def handler(request: Request, forward: Forward) -> Response:
-        if busy[0]:
-            return error(503, "busy: one request at a time")
-        busy[0] += 1
-        try:
-            await asyncio.sleep(0.001)
-            return await forward(request)
-        finally:
-            busy[0] -= 1
-    return handler
-
-
 MADE_HERE = [
-    Variant("one-at-a-time", "503 to a request while another is answered", None,
-            _one_at_a_time),
+    ONE_AT_A_TIME,
     Variant("auth-op16-acts-then-401", "op 16 with a wrong key renames the card, answers 401",
             "AUTH-REJECTED-CHANGES-NOTHING", acts_then_401({16}))]
 BY_NAME = {v.name: v for v in [*CONFORMANT, *FAULTS, *MADE_HERE]}
@@ -57,21 +35,9 @@ VARIANTS = ["reference", "unlisted-ops-open", *FAULTY]
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], tuple[Result, Path]]:
     """The auth module against each variant, one request at a time and IN_FLIGHT at once."""
-    root = tmp_path_factory.mktemp("auth")
-    width = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
-    with pytest.MonkeyPatch.context() as env, ThreadPoolExecutor(width) as pool:
-        env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(TESTS),
-                                                               os.environ.get("PYTHONPATH")])))
-        futures = {}
-        for name in VARIANTS:
-            for in_flight in (1, IN_FLIGHT):
-                directory = root / f"{name}-{in_flight}"
-                directory.mkdir()
-                futures[(name, in_flight)] = directory, pool.submit(
-                    certify, BY_NAME[name], directory, select="",
-                    extra=(*AUTH_ONLY, "--in-flight", str(in_flight)))
-        return {key: (future.result(), directory / "report")
-                for key, (directory, future) in futures.items()}
+    return at_each_in_flight({(name, n): BY_NAME[name] for name in VARIANTS
+                              for n in (1, IN_FLIGHT)}, tmp_path_factory.mktemp("auth"),
+                             AUTH_ONLY)
 
 
 @pytest.mark.parametrize("name", VARIANTS)

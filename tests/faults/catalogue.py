@@ -6,6 +6,7 @@ never touched. Names say the bug; the requirement is the one the suite must repo
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 from typing import Any
@@ -675,3 +676,27 @@ ERRORS_AND_CREATION = [
 
 FAULTS: list[Variant] = [*SHAPES, *CARDS, *NAMES, *REMOVED, *AUTH, *STATUSES_AND_DELETES,
                          *CARD_WORK, *PLUGINS, *ERRORS_AND_CREATION]
+
+
+# --- Not a fault of a requirement: a server that copes badly with requests side by side -----
+
+
+def _one_at_a_time(_key: str) -> Handler:
+    """A server that answers 503 to a request while it is busy with another."""
+    busy = [0]
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        if busy[0]:
+            return error(503, "busy: one request at a time")
+        busy[0] += 1
+        try:
+            await asyncio.sleep(0.001)
+            return await forward(request)
+        finally:
+            busy[0] -= 1
+    return handler
+
+
+# Not in FAULTS: one request at a time it is the reference (tests of --in-flight use it).
+ONE_AT_A_TIME = Variant("one-at-a-time", "503 to a request while another is answered", None,
+                        _one_at_a_time)

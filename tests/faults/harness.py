@@ -9,13 +9,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 import uvicorn
 import yaml
 
@@ -111,6 +112,27 @@ def certify(variant: Variant, directory: Path, budget: str = "quick",
     return Result(report["verdict"], {r["id"]: r["status"] for r in requirements},
                   {r["id"]: r["message"] for r in requirements}, seconds,
                   done.stdout + done.stderr, report["verdict_reason"])
+
+
+def at_each_in_flight(variants: Mapping[tuple[str, int], Variant], root: Path,
+                      extra: tuple[str, ...]) -> dict[tuple[str, int], tuple[Result, Path]]:
+    """Each (name, in_flight) variant certified with `extra` and `--in-flight in_flight`, two
+    at a time (one under xdist), tests/ importable (`-p faults.exchanges`): each run's result
+    and report directory."""
+    width = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
+    tests = str(Path(__file__).parents[1])
+    with pytest.MonkeyPatch.context() as env, ThreadPoolExecutor(width) as pool:
+        env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [tests,
+                                                               os.environ.get("PYTHONPATH")])))
+        futures = {}
+        for (name, in_flight), variant in variants.items():
+            directory = root / f"{name}-{in_flight}"
+            directory.mkdir()
+            futures[(name, in_flight)] = directory, pool.submit(
+                certify, variant, directory, select="",
+                extra=(*extra, "--in-flight", str(in_flight)))
+        return {key: (future.result(), directory / "report")
+                for key, (directory, future) in futures.items()}
 
 
 def suite_command(base_url: str, profile: Path, output: Path, budget: str,

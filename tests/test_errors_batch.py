@@ -1,0 +1,103 @@
+"""suites/test_errors.py with requests side by side (--in-flight, issue 16): the bad requests go
+in one batch between one reading of the project before and one after, kept only where the
+server rejected them all with a 4xx and changed nothing; the verdict and every requirement's
+status are those of a run one request at a time, each test shows its own requests, and a server
+that breaks error handling (or copes badly with concurrency) gets exactly the serial evidence."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from faults import CONFORMANT, FAULTS, Result, Variant
+from faults.asgi import Forward, Handler, Request, Response
+from faults.catalogue import ONE_AT_A_TIME
+from faults.exchanges import read
+from faults.harness import at_each_in_flight
+
+ERRORS_ONLY = ("-k", "test_errors", "-p", "faults.exchanges")
+IN_FLIGHT = 4
+RECEIVED: Counter[tuple[str, str]] = Counter()  # (variant, method) -> requests the server got
+
+
+def _counted(name: str) -> Handler:
+    async def handler(request: Request, forward: Forward) -> Response:
+        RECEIVED[(name, request.method)] += 1
+        return await forward(request)
+    return handler
+
+
+def _reference(name: str) -> Variant:
+    """The reference server, counting the requests it gets (under its own name per run)."""
+    return Variant(name, "the reference, counting requests", None, lambda _key: _counted(name))
+
+
+BY_NAME = {v.name: v for v in [*CONFORMANT, *FAULTS, ONE_AT_A_TIME]}
+# A 5xx to a body that is not JSON; a card created by a request answered 4xx (the batch sees
+# the project change); a server that answers one request at a time.
+FAULTY = ["malformed-json-500", "card-create-rejected-but-created", "one-at-a-time"]
+VARIANTS = ["reference", *FAULTY]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], tuple[Result, Path]]:
+    """The errors module against each variant, one request at a time and IN_FLIGHT at once."""
+    return at_each_in_flight({(name, n): _reference(f"reference-{n}") if name == "reference"
+                              else BY_NAME[name] for name in VARIANTS for n in (1, IN_FLIGHT)},
+                             tmp_path_factory.mktemp("errors"), ERRORS_ONLY)
+
+
+def _tests(report: Path) -> dict[str, tuple[str, list[str]]]:
+    """Each test's outcome and failed requirements (compliance.json)."""
+    tests = json.loads((report / "compliance.json").read_text(encoding="utf-8"))["tests"]
+    return {t["nodeid"]: (t["outcome"], t["failed_requirements"]) for t in tests}
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_verdict_is_the_same_side_by_side(name, runs):
+    """The verdict, each requirement's status and each test's outcome with requests side by
+    side are the serial run's; the faults are flagged both ways."""
+    serial, side_by_side = runs[(name, 1)][0], runs[(name, IN_FLIGHT)][0]
+    assert serial.statuses, serial.summary()
+    assert (side_by_side.verdict, side_by_side.statuses) == (serial.verdict, serial.statuses), \
+        side_by_side.summary()
+    assert _tests(runs[(name, IN_FLIGHT)][1]) == _tests(runs[(name, 1)][1])
+    requirement = BY_NAME[name].requirement if name in BY_NAME else None
+    assert (requirement in serial.failed()) if requirement else not serial.failed(), \
+        serial.summary()
+
+
+def _shape(exchanges: list[list[object]]) -> list[tuple[object, ...]]:
+    """What a test showed, ids and fresh names left out, without the board's set-up (requests
+    answered 2xx that are not readings)."""
+    return [(method, re.sub(r"\d+", "N", re.sub(r"bc-[a-z]+-[0-9a-f]+", "bc-", str(path))),
+             key, status)
+            for method, path, key, status in exchanges
+            if method == "GET" or not 200 <= int(str(status or 0)) < 300]
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_each_test_shows_what_it_shows_one_at_a_time(name, runs):
+    """Each test shows the requests of its case (and the readings of the project its outcome
+    rests on) exactly as one request at a time: against the reference from the batch, against
+    a faulty server from the cases sent again one at a time."""
+    serial, side_by_side = (read(runs[(name, n)][1]) for n in (1, IN_FLIGHT))
+    assert serial.keys() == side_by_side.keys()
+    assert {t: _shape(x) for t, x in side_by_side.items()} == \
+        {t: _shape(x) for t, x in serial.items()}
+    judged = [t for t, x in side_by_side.items() if "[op16-name-25001]" in t and _shape(x)]
+    assert len(judged) == 1, judged  # the first test to judge a case shows its request
+
+
+def test_the_batch_was_sent(runs):
+    """Side by side, the reference server got two readings of the project in all, not two for
+    every case watched: the batch was kept."""
+    runs.keys()  # both runs are done
+    serial, batched = (RECEIVED[(f"reference-{n}", "GET")] for n in (1, IN_FLIGHT))
+    non_get = [sum(v for (name, method), v in RECEIVED.items()
+                   if name == f"reference-{n}" and method != "GET") for n in (1, IN_FLIGHT)]
+    assert non_get[0] == non_get[1]  # the same cases sent, once each
+    assert serial - batched > 100, (serial, batched)

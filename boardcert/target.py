@@ -54,7 +54,7 @@ class SharedReference:
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.server is not None:
-            self.server.stop()
+            self.server.stop(grace=0)  # thrown away: nothing to shut down in order
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -91,7 +91,7 @@ def _launch_bundled(config: pytest.Config) -> None:
 
     key = secrets.token_urlsafe(24)
     server = launch(api_key=key)
-    config.add_cleanup(server.stop)  # if no test asks for the target
+    config.add_cleanup(lambda: server.stop(grace=0))  # if no test asks for the target
     config.stash[LAUNCHED] = (server, key)
 
 
@@ -116,11 +116,14 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
 
     server, key = request.config.stash.get(LAUNCHED, None) or (None, secrets.token_urlsafe(24))
     server = server or launch(api_key=key)
-    with server.wait_until_up(key):
-        started = replace(configured, base_url=server.base_url, api_key=key)
-        request.config.stash[TARGET] = started  # the report's facts and redaction read it
-        request.config.stash[THROWAWAY] = True  # nothing to clean up: boardcert.cleanup
+    server.wait_until_up(key)
+    started = replace(configured, base_url=server.base_url, api_key=key)
+    request.config.stash[TARGET] = started  # the report's facts and redaction read it
+    request.config.stash[THROWAWAY] = True  # nothing to clean up: boardcert.cleanup
+    try:
         yield started
+    finally:
+        server.stop(grace=0)  # thrown away: killed, not shut down in order (0.2 s)
 
 
 def users_server(config: pytest.Config) -> bool:

@@ -7,7 +7,7 @@ import re
 import uuid
 from collections.abc import Callable
 from datetime import datetime
-from functools import cached_property, partial
+from functools import partial
 from typing import Any
 
 import pytest
@@ -34,18 +34,26 @@ class Setting:
         self.api = fixture("api")
         self.profile = fixture("profile")
         self.ledger = fixture("ledger")
+        self.made: dict[str, Any] = {}  # not functools.cached_property: before Python 3.12
+        # its lock is one for every instance, so the set-ups made side by side waited in turn
 
-    @cached_property
+    def once(self, name: str, make: Callable[[], Any]) -> Any:
+        if name not in self.made:
+            self.made[name] = make()
+        return self.made[name]
+
+    @property
     def board(self) -> Any:
-        return self.fixture("board" if self.shared else "fresh_board")
+        return self.once("board", lambda: self.fixture("board" if self.shared else "fresh_board"))
 
-    @cached_property
+    @property
     def plugin_id(self) -> str:
-        return self.profile.get("plugin_id")
+        return self.once("plugin_id", lambda: self.profile.get("plugin_id"))
 
-    @cached_property
+    @property
     def entity_id(self) -> str:
-        return fill(self.profile.get("entity_id"), self.values(), "entity_id")
+        return self.once("entity_id", lambda: fill(self.profile.get("entity_id"), self.values(),
+                                                   "entity_id"))
 
     def values(self, **extra: Any) -> dict[str, Any]:
         """Every placeholder a profile body may use, for this board."""

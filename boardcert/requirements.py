@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
-import yaml
-
-from boardcert.paths import REQUIREMENTS
+from boardcert.paths import REQUIREMENTS, read_yaml
 
 LEVELS = ("MUST", "SHOULD", "INFO")
 
@@ -27,8 +26,7 @@ class Requirement:
 
 @cache
 def catalogue() -> dict[str, Requirement]:
-    with REQUIREMENTS.open(encoding="utf-8") as fh:
-        data = yaml.safe_load(fh)
+    data = _document()
     found: dict[str, Requirement] = {}
     for item in data["requirements"]:
         source = item.get("source") or {}
@@ -50,5 +48,10 @@ def catalogue() -> dict[str, Requirement]:
 
 
 def changes() -> dict[str, str]:
-    with REQUIREMENTS.open(encoding="utf-8") as fh:
-        return {str(k): v for k, v in yaml.safe_load(fh).get("changes", {}).items()}
+    return {str(k): v for k, v in _document().get("changes", {}).items()}
+
+
+@cache
+def _document() -> dict[str, Any]:
+    """spec/requirements.yaml, parsed once (callers copy what they keep)."""
+    return read_yaml(REQUIREMENTS)

@@ -7,9 +7,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-import yaml
-
-from boardcert.paths import OPENAPI
+from boardcert.paths import OPENAPI, read_yaml
 
 METHODS = ("get", "put", "post", "patch", "delete")
 
@@ -39,8 +37,7 @@ class Operation:
 
 @cache
 def document() -> dict[str, Any]:
-    with OPENAPI.open(encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+    return read_yaml(OPENAPI)
 
 
 @cache

@@ -18,11 +18,11 @@ from boardcert.discovery.findings import FOUND, KEPT, NOT_FOUND, NOT_TRIED, Find
 from boardcert.discovery.refusals import required_fields, said
 from boardcert.errors import ConfigError
 from boardcert.ledger import Ledger
-from boardcert.paths import DISCOVERY
+from boardcert.paths import DISCOVERY, read_yaml
 
 
 def candidates() -> dict[str, Any]:
-    return yaml.safe_load(DISCOVERY.read_text(encoding="utf-8"))
+    return read_yaml(DISCOVERY)
 
 
 class Stop(Exception):

@@ -7,8 +7,11 @@ card factory refuses and one that copes badly with concurrency."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 import re
+import threading
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -18,6 +21,8 @@ from faults.asgi import Forward, Handler, Request, Response
 from faults.edits import on, refuse
 from faults.exchanges import read
 from test_auth_batch import BY_NAME as AUTH_VARIANTS
+
+from boardcert.paths import SUITES
 
 TESTS = Path(__file__).parent
 MODULES = ("test_cards", "test_card_metadata", "test_columns", "test_general", "test_plugins",
@@ -29,28 +34,28 @@ DELAY = 0.005  # seconds per answer: enough for requests to meet in flight
 
 
 class Watch:
-    """In front of the reference server: each answer DELAY late; the most requests in flight
-    at once (but deletions: the clean-up's go side by side anyway) and the
-    projects created (op 2) and not deleted (op 4)."""
+    """In front of the reference server: each answer DELAY late; the most requests of each
+    operation in flight at once and the projects created (op 2) and not deleted (op 4)."""
 
     def __init__(self) -> None:
-        self.busy = self.most = 0
+        self.busy: Counter[int | None] = Counter()
+        self.most: Counter[int | None] = Counter()
         self.projects: set[str] = set()
 
     def make(self, _key: str) -> Handler:
         async def handler(request: Request, forward: Forward) -> Response:
-            counted = request.method != "DELETE"
-            self.busy += counted
-            self.most = max(self.most, self.busy)
+            op = request.op
+            self.busy[op] += 1
+            self.most[op] = max(self.most[op], self.busy[op])
             try:
                 await asyncio.sleep(DELAY)
                 response = await forward(request)
             finally:
-                self.busy -= counted
+                self.busy[op] -= 1
             body = response.json() if response.status == 200 else None
-            if request.op == 2 and isinstance(body, dict):
+            if op == 2 and isinstance(body, dict):
                 self.projects.add(str(body["id"]))
-            if request.op == 4 and response.status == 200:
+            if op == 4 and response.status == 200:
                 self.projects.discard(request.params["projectId"])
             return response
         return handler
@@ -106,11 +111,16 @@ def _projects(exchanges: list[list[object]]) -> list[str]:
 
 
 def test_boards_are_built_side_by_side_and_each_test_shows_its_own(runs):
-    """Side by side, requests meet in flight (one at a time, never); every test shows the same
-    requests as serially, a test that built a board shows only that board's project, and
-    both runs delete every project they created."""
+    """Side by side, set-up requests meet in flight (one at a time, never); every test shows
+    the same requests as serially, a test that built a board shows only that board's project,
+    and both runs delete every project they created."""
     watches = runs[("watches", 0)]
-    assert watches[1].most == 1 and watches[IN_FLIGHT].most > 1
+    # Serially no two requests of an operation meet, but the clean-up's deletions. Side by
+    # side: project, row, column and card creations (the boards), and the attachments of a
+    # plugin that only test_general's set-ups make.
+    assert {op for op, most in watches[1].most.items() if most > 1} <= {4, 26}
+    assert all(watches[IN_FLIGHT].most[op] > 1 for op in (2, 7, 11, 15, 23)), \
+        watches[IN_FLIGHT].most
     assert not watches[1].projects and not watches[IN_FLIGHT].projects
     serial, side_by_side = (read(runs[(f"late-{n}", n)][1]) for n in (1, IN_FLIGHT))
     assert serial.keys() == side_by_side.keys() and len(serial) > 100
@@ -145,3 +155,23 @@ def test_a_refused_board_gets_the_serial_evidence(runs):
     assert side_by_side == serial
     refused = [t for t, x in serial.items() if x and x[-1][0] == "POST" and x[-1][2] == 500]
     assert len(refused) > 15
+
+
+def test_operation_set_ups_build_their_boards_side_by_side():
+    """test_general's set-ups build their boards under no lock that one shares with another
+    (functools.cached_property's, before Python 3.12: a batch's set-ups waited in turn)."""
+    spec = importlib.util.spec_from_file_location("general_suite", SUITES / "test_general.py")
+    assert spec is not None and spec.loader is not None
+    general = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(general)
+    both_in = threading.Barrier(2, timeout=5)
+
+    def fixture(name: str) -> str | None:
+        if name == "fresh_board":
+            both_in.wait()  # each board is being made while the other is
+            return name
+        return None
+
+    settings = [general.Setting(fixture) for _ in range(2)]
+    with ThreadPoolExecutor(2) as pool:
+        assert list(pool.map(lambda setting: setting.board, settings)) == ["fresh_board"] * 2

@@ -32,7 +32,7 @@ from typing import Any, Generic, TypeVar
 
 import pytest
 
-from boardcert import distribution, workers
+from boardcert import workers
 from boardcert.client import Client, Exchange
 
 T = TypeVar("T")
@@ -112,6 +112,8 @@ def _round_trip(client: Client) -> float | None:
 
 def companions(item: pytest.Item) -> list[pytest.Item]:
     """The tests this process runs together with `item` (itself included), in order."""
+    from boardcert import distribution  # a plugin: imported by pytest first, to be rewritten
+
     items = item.session.items
     workerinput = getattr(item.config, "workerinput", None)
     if workerinput is None:  # one process runs everything selected

@@ -25,19 +25,21 @@ Plan = Callable[[pytest.Item], "tuple[Hashable, Job[Any]] | None"]
 BUILT = pytest.StashKey[dict[str, dict[Hashable, Any]]]()  # kind -> key -> Done (None: taken)
 
 
-def ahead(request: pytest.FixtureRequest, kind: str, key: Hashable, job: Job[T], plan: Plan,
+def ahead(request: pytest.FixtureRequest, kind: str, job: Job[T], plan: Plan,
           accept: Callable[[T], bool] | None = None) -> T:
-    """This test's set-up `job` (under `key` among the set-ups of this `kind`); the first time
-    one of its kind is needed, `plan(item)` gives the (key, job) of each pending companion
-    that needs one (None: it needs none), and they are built side by side."""
+    """This test's set-up `job`. `plan(item)` gives the key and job of a test's set-up among
+    those of this `kind` (None: it needs none); the first time a test needs one, those of its
+    pending companions are built side by side, and each test takes its own by its key."""
     config = request.config
     width = concurrency.in_flight(config)
-    if width <= 1:
+    own = _planned(request.node, plan) if width > 1 else None
+    if own is None:
         return job()
+    key = own[0]
     built = config.stash.setdefault(BUILT, {}).setdefault(kind, {})
     if key not in built:
         jobs = _batch(request.node, plan, built)
-        if key not in jobs or len(jobs) <= 1:
+        if len(jobs) <= 1:
             built[key] = None
             return job()
         client = request.getfixturevalue("client")
@@ -50,17 +52,22 @@ def ahead(request: pytest.FixtureRequest, kind: str, key: Hashable, job: Job[T],
 
 
 def _batch(item: pytest.Item, plan: Plan, built: dict[Hashable, Any]) -> dict[Hashable, Job[Any]]:
-    """The set-ups to build side by side (none if planning fails: the test makes its own, and
-    meets the failure where it would one at a time)."""
+    """The set-ups to build side by side, this test's first."""
     jobs: dict[Hashable, Job[Any]] = {}
-    try:
-        for other in concurrency.pending(item, lambda other: other is item or will_run(other)):
-            found = plan(other)
-            if found is not None and found[0] not in built and found[0] not in jobs:
-                jobs[found[0]] = found[1]
-    except (Exception, pytest.skip.Exception, pytest.fail.Exception):
-        return {}
+    for other in concurrency.pending(item, lambda other: other is item or will_run(other)):
+        found = _planned(other, plan)
+        if found is not None and found[0] not in built and found[0] not in jobs:
+            jobs[found[0]] = found[1]
     return jobs
+
+
+def _planned(item: pytest.Item, plan: Plan) -> tuple[Hashable, Job[Any]] | None:
+    """The test's set-up, if it needs one; none if planning fails (the test makes its own and
+    meets the failure where it would one at a time)."""
+    try:
+        return plan(item)
+    except (Exception, pytest.skip.Exception, pytest.fail.Exception):
+        return None
 
 
 def fixtures(request: pytest.FixtureRequest, names: tuple[str, ...],
@@ -86,7 +93,7 @@ def own(request: pytest.FixtureRequest, job: Job[T]) -> T:
     def plan(item: pytest.Item) -> tuple[Hashable, Job[Any]] | None:
         return (item.nodeid, job) if name in getattr(item, "fixturenames", ()) else None
 
-    return ahead(request, f"fixture {name}", request.node.nodeid, job, plan)
+    return ahead(request, f"fixture {name}", job, plan)
 
 
 def will_run(item: pytest.Item) -> bool:

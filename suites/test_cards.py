@@ -78,7 +78,7 @@ def answer(number: int, _answers: dict[int, Exchange], api,
         return other, lambda: _card_call(other)(api, make_board())
 
     if number not in _answers:
-        _answers[number] = ahead.ahead(request, "card answers", number,
+        _answers[number] = ahead.ahead(request, "card answers",
                                        lambda: _card_call(number)(api, make_board()), plan,
                                        accept=lambda exchange: exchange.status == 200)
     exchange = _answers[number]

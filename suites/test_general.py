@@ -256,7 +256,7 @@ def operation(number: int, request: pytest.FixtureRequest) -> Call:
                                  fresh_board=request.getfixturevalue("make_board"))
         return item.nodeid, lambda: PREPARE[other](Setting(fixture))
 
-    return ahead.ahead(request, "operation set-ups", request.node.nodeid,
+    return ahead.ahead(request, "operation set-ups",
                        lambda: PREPARE[number](Setting(request.getfixturevalue,
                                                        shared=number in READS)), plan)
 

@@ -117,7 +117,7 @@ def answer(number: int, _answers: dict[int, Exchange],
         return other, lambda: CALLS[other](Maker(ahead.fixtures(request, FIXTURES)))
 
     if number not in _answers:
-        _answers[number] = ahead.ahead(request, "project answers", number,
+        _answers[number] = ahead.ahead(request, "project answers",
                                        lambda: CALLS[number](Maker(request.getfixturevalue)),
                                        plan, accept=lambda exchange: exchange.status == 200)
     exchange = _answers[number]

@@ -142,3 +142,37 @@ def pending(item: pytest.Item, wanted: Callable[[pytest.Item], Any]) -> list[pyt
     found = companions(item)
     start = next((i for i, other in enumerate(found) if other is item), 0)
     return [other for other in found[start:] if wanted(other)]
+
+
+@dataclass
+class Between:
+    """Requests sent side by side between one reading of what they could change before and one
+    after (`between`)."""
+
+    before: Done[Any]
+    sent: list[Done[Exchange]]
+    after: Done[Any]
+    as_expected: bool  # every request answered 4xx; the reading after made, and the same
+
+    def shown(self, index: int, readings: bool = True) -> list[Exchange]:
+        """What the test that judges request `index` adopts: its request, between the readings
+        its outcome rests on (if `readings`)."""
+        own = self.sent[index].exchanges
+        return [*self.before.exchanges, *own, *self.after.exchanges] if readings else list(own)
+
+
+def between(client: Client, read: Callable[[], Any], sends: Sequence[Callable[[], Exchange]],
+            width: int, answered: Callable[[Any], bool] = lambda _: True) -> Between | None:
+    """One reading by `read`, the requests `sends` make side by side, one reading after, each
+    kept aside; None (nothing sent) if the reading before raised or was not `answered`. The
+    batch is as expected when every request got a 4xx (no 5xx, no transport failure) and the
+    reading after was made, `answered` and equals the one before; else a module throws it away
+    and sends those requests again one at a time (a fault gets the serial verdict)."""
+    before = gather(client, [read], 1)[0]
+    if before.error is not None or not answered(before.value):
+        return None
+    sent = gather(client, sends, width)
+    after = gather(client, [read], 1)[0]
+    rejected = all(d.error is None and 400 <= (d.value.status or 0) < 500 for d in sent)
+    return Between(before, sent, after, rejected and after.error is None
+                   and answered(after.value) and after.value == before.value)

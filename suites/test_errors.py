@@ -240,34 +240,28 @@ class Sent:
         the board built again for the cases' one-at-a-time sending. Tried once for each case."""
         ids = [i for i in _pending(request) if i not in self.outcomes and i not in self.tried]
         self.tried.update(ids)
-        with self.api.client.aside() as set_up:
-            cases = self.cases(ids, request)
-        self.api.client.adopt(set_up)  # the board built for the cases: set-up of this test
+        cases = self.cases(ids, request)  # may build the board: in this test's log
         if len(cases) < 2:
             return
-        client = self.api.client
         board = self._board if any(not SPECS[i].read_only for i in cases) else None
         read = partial(project_state, self.api, board.project.id) if board else lambda: None
-        before = concurrency.gather(client, [read], 1)[0]
-        if not _read(before, board):
+        batch = concurrency.between(
+            self.api.client, read, [partial(send, self.api, case) for case in cases.values()],
+            concurrency.in_flight(request.config),
+            lambda state: state is None or state["status"] == 200)
+        if batch is None:
             return  # nothing sent yet: one at a time, as serially
-        sent = concurrency.gather(client, [partial(send, self.api, case)
-                                           for case in cases.values()],
-                                  concurrency.in_flight(request.config))
-        after = concurrency.gather(client, [read], 1)[0]
-        for case, done in zip(cases.values(), sent, strict=True):
+        for case, done in zip(cases.values(), batch.sent, strict=True):
             if done.value is not None:
                 adopt(self.ledger, case, done.value)
-        if not _read(after, board) or after.value != before.value or not all(
-                done.error is None and 400 <= (done.value.status or 0) < 500 for done in sent):
+        if not batch.as_expected:
             self._board = None  # the batch may have changed it: serially, a board of its own
             return
-        for case_id, done in zip(cases, sent, strict=True):
+        for index, case_id in enumerate(cases):
             shared = SPECS[case_id].watched  # the readings its outcome rests on
-            self.outcomes[case_id] = expect.Outcome(done.value, *(
-                (before.value, after.value) if shared else ()))
-            self.unadopted[case_id] = [*before.exchanges, *done.exchanges, *after.exchanges] \
-                if shared else done.exchanges
+            self.outcomes[case_id] = expect.Outcome(batch.sent[index].value, *(
+                (batch.before.value, batch.after.value) if shared else ()))
+            self.unadopted[case_id] = batch.shown(index, shared)
 
     def cases(self, ids: list[str], request: pytest.FixtureRequest) -> dict[str, Case]:
         """The batch's requests; a case that cannot be made is left to its tests (which find
@@ -280,13 +274,6 @@ class Sent:
             except (Exception, pytest.skip.Exception, pytest.fail.Exception):
                 continue
         return made
-
-
-def _read(reading: concurrency.Done[Any], board: Board | None) -> bool:
-    """A reading of the board's project that answered 200 (no board: nothing to read)."""
-    if reading.error is not None:
-        return False
-    return board is None or reading.value["status"] == 200
 
 
 def _pending(request: pytest.FixtureRequest) -> list[str]:
@@ -406,10 +393,10 @@ def _answers(request: pytest.FixtureRequest, api: Api,
     """Each call's answer: side by side with more than one request in flight, kept when all
     are 4xx; else (and serially) one at a time."""
     width = concurrency.in_flight(request.config)
-    if width > 1:
-        done = concurrency.gather(api.client, list(calls.values()), width)
-        if all(d.error is None and 400 <= (d.value.status or 0) < 500 for d in done):
-            for d in done:
-                api.client.adopt(d.exchanges)
-            return {what: d.value for what, d in zip(calls, done, strict=True)}
+    batch = concurrency.between(api.client, lambda: None, list(calls.values()), width) \
+        if width > 1 else None
+    if batch is not None and batch.as_expected:
+        for index in range(len(calls)):
+            api.client.adopt(batch.shown(index))
+        return {what: done.value for what, done in zip(calls, batch.sent, strict=True)}
     return {what: call() for what, call in calls.items()}

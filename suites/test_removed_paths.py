@@ -4,18 +4,23 @@ Each former method+path is called once, with real ids of a board this module mad
 former operation plausibly took (boardcert.removed) and the valid key; the project is read by a
 fresh operation 3 before and after. A 5xx is not 2xx or 3xx, so it passes the MUST and is held
 against NO-SERVER-ERROR in a test of its own.
+
+With more than one request in flight (boardcert.concurrency) the calls the tests this process
+runs together need go side by side between one reading before and one after (`Calls.batch`);
+anything unexpected and they are made again one at a time, as serially.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pytest
 
-from boardcert import expect
+from boardcert import concurrency, expect
 from boardcert.api import Api
 from boardcert.board import Board, placeholders, project_state, unique
-from boardcert.client import Client
+from boardcert.client import Client, Exchange
 from boardcert.config import Profile, fill
 from boardcert.expect import Outcome
 from boardcert.removed import REMOVED, RemovedPath
@@ -29,11 +34,51 @@ class Calls:
         self.api, self.client, self.profile, self.build = api, client, profile, build
         self.board: Board | None = None
         self.outcomes: dict[str, Outcome] = {}
+        self.unadopted: dict[str, list[Exchange]] = {}  # a batch's, for the first test to judge
+        self.tried: set[str] = set()  # calls a batch was made for
 
-    def outcome(self, removed: RemovedPath) -> Outcome:
-        if removed.test_id not in self.outcomes:
-            self.outcomes[removed.test_id] = self._call(removed)
-        return self.outcomes[removed.test_id]
+    def outcome(self, removed: RemovedPath, request: pytest.FixtureRequest) -> Outcome:
+        found = removed.test_id
+        if found not in self.outcomes and found not in self.tried \
+                and concurrency.in_flight(request.config) > 1:
+            self.batch(request)
+        if found not in self.outcomes:
+            self.outcomes[found] = self._call(removed)
+        self.client.adopt(self.unadopted.pop(found, []))
+        return self.outcomes[found]
+
+    def batch(self, request: pytest.FixtureRequest) -> None:
+        """The calls this test and its companions still need, side by side between one reading
+        of the project before and one after. Kept when every call got a 4xx and the project
+        read back the same; else thrown away, and the board built again for the calls made one
+        at a time. Tried once for each call."""
+        pending = [r for r in _pending(request)
+                   if r.test_id not in self.outcomes and r.test_id not in self.tried]
+        self.tried.update(r.test_id for r in pending)
+        if len(pending) < 2:
+            return
+        if self.board is None:
+            self.board = self.build()  # as the first call would, in this test
+        board, made = self.board, {}
+        for removed in pending:
+            try:
+                made[removed.test_id] = removed.request(self.values(board))
+            except Exception:  # noqa: BLE001 - its tests find out why, one at a time
+                continue
+        batch = concurrency.between(
+            self.client, partial(project_state, self.api, board.project.id),
+            [partial(self.client.request, method, path, json=body)
+             for method, path, body in made.values()],
+            concurrency.in_flight(request.config), lambda state: state["status"] == 200)
+        if batch is None:
+            return  # nothing sent yet: one at a time, as serially
+        if not batch.as_expected:
+            self.board = None  # the batch may have changed it: serially, a board of its own
+            return
+        for index, test_id in enumerate(made):
+            self.outcomes[test_id] = Outcome(batch.sent[index].value, batch.before.value,
+                                             batch.after.value)
+            self.unadopted[test_id] = batch.shown(index)
 
     def _call(self, removed: RemovedPath) -> Outcome:
         if self.board is None:
@@ -63,6 +108,24 @@ def calls(api, client, profile, make_board) -> Calls:
     return Calls(api, client, profile, lambda: make_board(metadata=True))
 
 
+@pytest.fixture
+def outcome(request, calls) -> Any:
+    """The outcome of a removed path's call, made on first use."""
+    return partial(calls.outcome, request=request)
+
+
+def _pending(request: pytest.FixtureRequest) -> list[RemovedPath]:
+    """The removed paths this test and the companions that run after it in this process judge
+    (concurrency.pending), in order, once each."""
+    found: dict[str, RemovedPath] = {}
+    for item in concurrency.pending(request.node, lambda item: item.get_closest_marker(
+            "skip") is None and getattr(item, "module", None) is request.module):
+        removed = item.callspec.params.get("removed") if hasattr(item, "callspec") else None
+        if isinstance(removed, RemovedPath):
+            found.setdefault(removed.test_id, removed)
+    return list(found.values())
+
+
 def _params(requirement: str, *also: int) -> list[Any]:
     return [pytest.param(removed, id=removed.test_id,
                          marks=pytest.mark.requirement(requirement, op=[removed.current, *also]))
@@ -70,26 +133,26 @@ def _params(requirement: str, *also: int) -> list[Any]:
 
 
 @pytest.mark.parametrize("removed", _params("REMOVED-PATH-NOT-SERVED"))
-def test_removed_path_is_not_served(removed, calls):
+def test_removed_path_is_not_served(removed, outcome):
     """A former method and path, with real ids, a plausible body and the key, is not served."""
-    exchange = calls.outcome(removed).exchange
+    exchange = outcome(removed).exchange
     if 200 <= (exchange.status or 0) < 400:
         expect.fail("REMOVED-PATH-NOT-SERVED", f"neither 2xx nor 3xx from the removed "
                     f"{removed.label} (replaced by operation {removed.current})", exchange)
 
 
 @pytest.mark.parametrize("removed", _params("REMOVED-PATH-NO-EFFECT", 3))
-def test_removed_path_has_no_effect(removed, calls):
+def test_removed_path_has_no_effect(removed, outcome):
     """After a call to a former path the resources it named read back unchanged."""
     expect.changes_nothing("REMOVED-PATH-NO-EFFECT", f"the project after the removed "
                            f"{removed.label} (naming a {removed.resource})",
-                           calls.outcome(removed))
+                           outcome(removed))
 
 
 @pytest.mark.parametrize("removed", _params("NO-SERVER-ERROR"))
-def test_removed_path_causes_no_server_error(removed, calls):
+def test_removed_path_causes_no_server_error(removed, outcome):
     """A call to a former path is answered without a 5xx."""
-    exchange = calls.outcome(removed).exchange
+    exchange = outcome(removed).exchange
     if (exchange.status or 0) >= 500:
         expect.fail("NO-SERVER-ERROR", f"a 4xx (not a 5xx) from the removed {removed.label}",
                     exchange)

@@ -176,3 +176,15 @@ def between(client: Client, read: Callable[[], Any], sends: Sequence[Callable[[]
     rejected = all(d.error is None and 400 <= (d.value.status or 0) < 500 for d in sent)
     return Between(before, sent, after, rejected and after.error is None
                    and answered(after.value) and after.value == before.value)
+
+
+def pending_values(request: pytest.FixtureRequest, parameter: str) -> list[Any]:
+    """The values of `parameter` of this test and the companions after it (`pending`) of its
+    module that are not skipped, in order, once each: the cases a module's batch makes."""
+    found: list[Any] = []
+    for item in pending(request.node, lambda item: item.get_closest_marker("skip") is None
+                        and getattr(item, "module", None) is request.module):
+        given = item.callspec.params if hasattr(item, "callspec") else {}
+        if parameter in given and given[parameter] not in found:
+            found.append(given[parameter])
+    return found

@@ -238,7 +238,8 @@ class Sent:
         of the board's project before and one after. Kept when every request got a 4xx and the
         project read back the same; else thrown away (what op 2 created is in the ledger) and
         the board built again for the cases' one-at-a-time sending. Tried once for each case."""
-        ids = [i for i in _pending(request) if i not in self.outcomes and i not in self.tried]
+        ids = [i for i in concurrency.pending_values(request, "case_id")
+               if i not in self.outcomes and i not in self.tried]
         self.tried.update(ids)
         cases = self.cases(ids, request)  # may build the board: in this test's log
         if len(cases) < 2:
@@ -274,18 +275,6 @@ class Sent:
             except (Exception, pytest.skip.Exception, pytest.fail.Exception):
                 continue
         return made
-
-
-def _pending(request: pytest.FixtureRequest) -> list[str]:
-    """The cases this test and the companions that run after it in this process judge
-    (concurrency.pending), in order, once each."""
-    found: dict[str, None] = {}
-    for item in concurrency.pending(request.node, lambda item: item.get_closest_marker(
-            "skip") is None and getattr(item, "module", None) is request.module):
-        params = item.callspec.params if hasattr(item, "callspec") else {}
-        if params.get("case_id") in SPECS:
-            found[params["case_id"]] = None
-    return list(found)
 
 
 @pytest.fixture(scope="module")

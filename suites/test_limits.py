@@ -4,16 +4,22 @@ Length counts code points (conformance policy, section 3). Each boundary is prob
 sides, in one-byte, two-byte and astral characters, so a limit off by one either way, a limit
 counted in bytes or in UTF-16 units, and a store that truncates are all told apart. "Unchanged"
 is read back through a fresh operation 3, after checking that operation 3 shows a rename at all.
+
+With more than one request in flight (boardcert.concurrency) the cases the tests this process
+runs together need go side by side (`Renames.batch`): the names at the limit each on a project
+of its own, the rejected ones on cards of their own between one reading of their project before
+and one after. Anything unexpected and they are made again one at a time, as serially.
 """
 
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import pytest
 
-from boardcert import expect
+from boardcert import concurrency, expect
 from boardcert.api import Api, walk
 from boardcert.board import Made, unique
 from boardcert.client import Exchange
@@ -89,13 +95,26 @@ def rename(api: Api, card: Made, body: Any) -> Exchange:
 def stored_name(api: Api, card: Made) -> tuple[Any, Exchange]:
     """The card's name as a fresh operation 3 lists it (NotAssessed if it is not listed)."""
     exchange = api.call(3, projectId=card.entry.params["projectId"])
-    project = expect.success(exchange, 3)
-    cards = project.get("cards") if isinstance(project, dict) else None
-    for record in walk(cards):
-        if str(record.get("id")) == card.id and "name" in record:
-            return record["name"], exchange
+    names = _listed(expect.success(exchange, 3))
+    if card.id in names:
+        return names[card.id], exchange
     raise NotAssessed("the stored card name (the Project's cards do not list the card with "
                       "its name, so it cannot be read back)")
+
+
+def _listed(project: Any) -> dict[str, Any]:
+    """The names a Project lists its cards under, by id (the first record of each id)."""
+    found: dict[str, Any] = {}
+    for record in walk(project.get("cards") if isinstance(project, dict) else None):
+        if "name" in record:
+            found.setdefault(str(record.get("id")), record["name"])
+    return found
+
+
+def stored_names(api: Api, project_id: str, cards: list[Made]) -> dict[str, Any]:
+    """The cards' names as one fresh operation 3 lists them (None: not listed)."""
+    names = _listed(expect.success(api.call(3, projectId=project_id), 3))
+    return {card.id: names.get(card.id) for card in cards}
 
 
 def known_name(api: Api, card: Made) -> str:
@@ -118,29 +137,84 @@ class Renames:
                  lone_card: Any) -> None:
         self.api, self.make_card, self.column, self.lone_card = api, make_card, column, lone_card
         self.done: dict[str, Outcome] = {}
+        self.unadopted: dict[str, list[Exchange]] = {}  # a batch's, for the first test to judge
+        self.tried: set[str] = set()  # cases a batch was made for
+
+    def outcome(self, case_id: str, request: pytest.FixtureRequest) -> Outcome:
+        """The case's outcome; with more than one request in flight, first those of the tests
+        this process runs together, of the same kind, side by side."""
+        width = concurrency.in_flight(request.config)
+        if case_id not in self.done and case_id not in self.tried and width > 1:
+            kind = ACCEPTED if case_id in ACCEPTED else REJECTED
+            ids = [i for i in concurrency.pending_values(request, "case_id")
+                   if i in kind and i not in self.done and i not in self.tried]
+            self.tried.update(ids)
+            if len(ids) > 1:
+                (self.batch_accepted if kind is ACCEPTED else self.batch_rejected)(ids, width)
+        if case_id not in self.done:
+            self.done[case_id] = self.accepted(case_id) if case_id in ACCEPTED \
+                else self.rejected(case_id)
+        self.api.client.adopt(self.unadopted.pop(case_id, []))
+        return self.done[case_id]
 
     def accepted(self, case_id: str) -> Outcome:
         """A name at the limit on a card in a project of its own (long names swell reads)."""
-        if case_id not in self.done:
-            card = self.lone_card()
-            outcome = Outcome(rename(self.api, card, {"name": ACCEPTED[case_id][0]}))
-            self._read_after(outcome, card)
-            self.done[case_id] = outcome
-        return self.done[case_id]
+        card = self.lone_card()
+        outcome = Outcome(rename(self.api, card, {"name": ACCEPTED[case_id][0]}))
+        self._read_after(outcome, card)
+        return outcome
 
     def rejected(self, case_id: str) -> Outcome:
         """A bad body sent after giving the card a known name that operation 3 shows."""
-        if case_id not in self.done:
-            card = self.make_card(*self.column)
-            try:
-                before = known_name(self.api, card)
-            except NotAssessed as exc:
-                outcome = Outcome(rename(self.api, card, REJECTED[case_id][0]), unreadable=exc)
-            else:
-                outcome = Outcome(rename(self.api, card, REJECTED[case_id][0]), before)
-                self._read_after(outcome, card)
-            self.done[case_id] = outcome
-        return self.done[case_id]
+        card = self.make_card(*self.column)
+        try:
+            before = known_name(self.api, card)
+        except NotAssessed as exc:
+            return Outcome(rename(self.api, card, REJECTED[case_id][0]), unreadable=exc)
+        outcome = Outcome(rename(self.api, card, REJECTED[case_id][0]), before)
+        self._read_after(outcome, card)
+        return outcome
+
+    def batch_accepted(self, ids: list[str], width: int) -> None:
+        """Each case as `accepted` makes it (its own project), side by side; kept when every
+        name was answered 200 and read back whole."""
+        done = concurrency.gather(self.api.client, [partial(self.accepted, i) for i in ids],
+                                  width)
+        if all(d.error is None and d.value.exchange.status == 200
+               and d.value.unreadable is None and d.value.after == ACCEPTED[i][0]
+               for i, d in zip(ids, done, strict=True)):
+            for case_id, d in zip(ids, done, strict=True):
+                self.done[case_id], self.unadopted[case_id] = d.value, d.exchanges
+
+    def batch_rejected(self, ids: list[str], width: int) -> None:
+        """A card each and a known name each (side by side), then the bad renames side by side
+        between one reading of the project before (showing every known name) and one after.
+        Kept when every known name was answered 200 and shown, every bad rename got a 4xx and
+        the names read back the same."""
+        client = self.api.client
+        made = concurrency.gather(client, [partial(self.make_card, *self.column)] * len(ids),
+                                  width)
+        if any(d.error is not None for d in made):
+            return
+        cards, known = [d.value for d in made], [unique("known") for _ in ids]
+        named = concurrency.gather(client, [partial(rename, self.api, card, {"name": name})
+                                            for card, name in zip(cards, known, strict=True)],
+                                   width)
+        if not all(d.error is None and d.value.status == 200 for d in named):
+            return
+        shown = dict(zip((card.id for card in cards), known, strict=True))
+        batch = concurrency.between(
+            client, partial(stored_names, self.api, self.column[0].id, cards),
+            [partial(rename, self.api, card, REJECTED[i][0])
+             for card, i in zip(cards, ids, strict=True)],
+            width, lambda names: names == shown)
+        if batch is None or not batch.as_expected:
+            return  # one at a time, on cards of their own
+        for index, case_id in enumerate(ids):
+            self.done[case_id] = Outcome(batch.sent[index].value, known[index],
+                                         batch.after.value[cards[index].id])
+            self.unadopted[case_id] = [*made[index].exchanges, *named[index].exchanges,
+                                       *batch.shown(index)]
 
     def _read_after(self, outcome: Outcome, card: Made) -> None:
         try:
@@ -163,20 +237,20 @@ def renames(api, make_project, make_row, make_column, make_card) -> Renames:
 # --- accepted at the limit -----------------------------------------------------------------
 
 @pytest.mark.parametrize("case_id", _params(ACCEPTED))
-def test_name_at_the_limit_is_answered_whole(case_id, renames):
+def test_name_at_the_limit_is_answered_whole(case_id, renames, request):
     """Operation 16 accepts a name of 25000 characters and answers it whole."""
     name, requirement = ACCEPTED[case_id]
-    exchange = renames.accepted(case_id).exchange
+    exchange = renames.outcome(case_id, request).exchange
     card = expect.success(exchange, 16, requirement)
     same_name(requirement, "the answered name", name,
               card.get("name") if isinstance(card, dict) else card, exchange)
 
 
 @pytest.mark.parametrize("case_id", _params(ACCEPTED, also=(3,)))
-def test_name_at_the_limit_is_read_back_whole(case_id, renames):
+def test_name_at_the_limit_is_read_back_whole(case_id, renames, request):
     """A name of 25000 characters accepted by operation 16 is read back whole."""
     name, requirement = ACCEPTED[case_id]
-    outcome = renames.accepted(case_id)
+    outcome = renames.outcome(case_id, request)
     expect.success(outcome.exchange, 16, requirement)
     if outcome.unreadable:
         raise outcome.unreadable
@@ -187,17 +261,17 @@ def test_name_at_the_limit_is_read_back_whole(case_id, renames):
 # --- rejected: too long, missing, not a string ---------------------------------------------
 
 @pytest.mark.parametrize("case_id", _params(REJECTED))
-def test_bad_name_is_rejected(case_id, renames):
+def test_bad_name_is_rejected(case_id, renames, request):
     """Operation 16 rejects a name over 25000 characters, a missing name and a non-string."""
     body, requirement = REJECTED[case_id]
-    expect.rejected(renames.rejected(case_id).exchange, requirement, _describe_body(body))
+    expect.rejected(renames.outcome(case_id, request).exchange, requirement, _describe_body(body))
 
 
 @pytest.mark.parametrize("case_id", _params(REJECTED, also=(3,)))
-def test_bad_name_leaves_the_stored_name(case_id, renames):
+def test_bad_name_leaves_the_stored_name(case_id, renames, request):
     """After operation 16 rejects a name, the stored name is unchanged."""
     requirement = REJECTED[case_id][1]
-    outcome = renames.rejected(case_id)
+    outcome = renames.outcome(case_id, request)
     if outcome.unreadable:
         raise outcome.unreadable
     same_name(requirement, "the stored name after the rejected rename", outcome.before,
@@ -221,8 +295,8 @@ def test_empty_name_is_recorded(api, renames, observe):
 
 @pytest.mark.parametrize("case_id", [*_params(ACCEPTED, "NO-SERVER-ERROR"),
                                      *_params(REJECTED, "NO-SERVER-ERROR")])
-def test_name_never_causes_a_server_error(case_id, renames):
+def test_name_never_causes_a_server_error(case_id, renames, request):
     """Operation 16 answers any name, good or bad, without a 5xx."""
-    outcome = renames.accepted(case_id) if case_id in ACCEPTED else renames.rejected(case_id)
+    outcome = renames.outcome(case_id, request)
     if (outcome.exchange.status or 0) >= 500:
         expect.fail("NO-SERVER-ERROR", "no 5xx for a rename by operation 16", outcome.exchange)

@@ -52,7 +52,7 @@ class Calls:
         of the project before and one after. Kept when every call got a 4xx and the project
         read back the same; else thrown away, and the board built again for the calls made one
         at a time. Tried once for each call."""
-        pending = [r for r in _pending(request)
+        pending = [r for r in concurrency.pending_values(request, "removed")
                    if r.test_id not in self.outcomes and r.test_id not in self.tried]
         self.tried.update(r.test_id for r in pending)
         if len(pending) < 2:
@@ -112,18 +112,6 @@ def calls(api, client, profile, make_board) -> Calls:
 def outcome(request, calls) -> Any:
     """The outcome of a removed path's call, made on first use."""
     return partial(calls.outcome, request=request)
-
-
-def _pending(request: pytest.FixtureRequest) -> list[RemovedPath]:
-    """The removed paths this test and the companions that run after it in this process judge
-    (concurrency.pending), in order, once each."""
-    found: dict[str, RemovedPath] = {}
-    for item in concurrency.pending(request.node, lambda item: item.get_closest_marker(
-            "skip") is None and getattr(item, "module", None) is request.module):
-        removed = item.callspec.params.get("removed") if hasattr(item, "callspec") else None
-        if isinstance(removed, RemovedPath):
-            found.setdefault(removed.test_id, removed)
-    return list(found.values())
 
 
 def _params(requirement: str, *also: int) -> list[Any]:

@@ -1,6 +1,6 @@
-"""suites/test_errors.py and test_removed_paths.py with requests side by side (--in-flight, issue
-16): the bad requests (the calls of removed paths) go in one batch between one reading of the
-project before and one after, kept only where the
+"""suites/test_errors.py, test_removed_paths.py and test_limits.py with requests side by side
+(--in-flight, issue 16): the bad requests (calls of removed paths, bad card names) go in one
+batch between one reading of the project before and one after, kept only where the
 server rejected them all with a 4xx and changed nothing; the verdict and every requirement's
 status are those of a run one request at a time, each test shows its own requests, and a server
 that breaks error handling (or copes badly with concurrency) gets exactly the serial evidence."""
@@ -19,9 +19,8 @@ from faults.catalogue import ONE_AT_A_TIME
 from faults.exchanges import read, sent
 from faults.harness import at_each_in_flight
 
-from boardcert.removed import REMOVED
-
-ERRORS_ONLY = ("-k", "test_errors or test_removed_paths", "-p", "faults.exchanges")
+ERRORS_ONLY = ("-k", "test_errors or test_removed_paths or test_limits", "-p",
+               "faults.exchanges")
 IN_FLIGHT = 4
 RECEIVED: Counter[tuple[str, str]] = Counter()  # (variant, method) -> requests the server got
 
@@ -39,12 +38,15 @@ def _reference(name: str) -> Variant:
 
 
 BY_NAME = {v.name: v for v in [*CONFORMANT, *FAULTS, ONE_AT_A_TIME]}
-# Each fault of errors with one of removed paths (its batch is the module's own): a 5xx to a
-# body that is not JSON, and a removed path that deletes a card before it answers 404; a card
-# created by a request answered 4xx (the batch sees the project change), and a removed path
-# that still creates a row (2xx); a server that answers one request at a time.
-PAIRS = {"500-and-acts": ("malformed-json-500", "removed-card-archive-acts"),
-         "creates-and-served": ("card-create-rejected-but-created", "removed-row-path-creates")}
+# Each fault of errors with one of removed paths and one of limits (each batch is its module's
+# own): a 5xx to a body that is not JSON, a removed path that deletes a card before it answers
+# 404, 25000 characters rejected; a card created by a request answered 4xx (the batch sees the
+# project change), a removed path that still creates a row (2xx), 25001 characters answered 422
+# but stored cut to 25000; a server that answers one request at a time.
+PAIRS = {"500-acts-24999": ("malformed-json-500", "removed-card-archive-acts",
+                            "name-limit-24999"),
+         "creates-served-truncated": ("card-create-rejected-but-created",
+                                      "removed-row-path-creates", "name-truncated-422")}
 BY_NAME |= {name: combined(name, *(BY_NAME[n] for n in pair)) for name, pair in PAIRS.items()}
 FAULTY = [*PAIRS, "one-at-a-time"]
 VARIANTS = ["reference", *FAULTY]
@@ -108,6 +110,9 @@ def test_the_batch_was_sent(runs):
                    if name == f"reference-{n}" and method != "GET") for n in (1, IN_FLIGHT)]
     assert non_get[0] == non_get[1]  # the same cases sent, once each
     assert serial - batched > 100, (serial, batched)
-    removed = [sum(n for test, n in sent(runs[("reference", width)][1]).items()
-                   if "test_removed_paths" in test) for width in (1, IN_FLIGHT)]
-    assert removed[0] - removed[1] == 2 * len(REMOVED) - 2, removed  # the calls between two
+    for module, first in (("test_removed_paths", "test_removed_path_is_not_served["),
+                          ("test_limits", "test_bad_name_is_rejected[")):
+        counts = [sum(n for test, n in sent(runs[("reference", width)][1]).items()
+                      if module in test) for width in (1, IN_FLIGHT)]
+        watched = sum(first in test for test in sent(runs[("reference", 1)][1]))
+        assert counts[0] - counts[1] == 2 * watched - 2, (module, counts)  # 2 readings, not 2 each

@@ -247,18 +247,24 @@ FIXTURES = ("api", "profile", "ledger", "organization_id", "make_project", "make
 def operation(number: int, request: pytest.FixtureRequest) -> Call:
     """Op `number` with everything it needs made first: a set-up failure is an error (not
     assessed), never a failure of the operation. With more than one request in flight, the
-    set-ups of the tests that follow are made side by side (boardcert.ahead)."""
+    set-ups of the tests that follow, and their calls, are made side by side
+    (boardcert.ahead); a call kept only if it answered 200, else made again one at a time."""
     def plan(item: pytest.Item) -> tuple[str, Callable[[], Call]] | None:
         other = ahead.param(item, "operation", "number")
         if other is None or other in UNPREPARED:
             return None
         fixture = ahead.fixtures(request, FIXTURES,
                                  fresh_board=request.getfixturevalue("make_board"))
-        return item.nodeid, lambda: PREPARE[other](Setting(fixture))
+        return item.nodeid, lambda: _answered(PREPARE[other](Setting(fixture))())
 
     return ahead.ahead(request, "operation set-ups",
                        lambda: PREPARE[number](Setting(request.getfixturevalue,
-                                                       shared=number in READS)), plan)
+                                                       shared=number in READS)), plan,
+                       accept=lambda call: call().status == 200)
+
+
+def _answered(exchange: Exchange) -> Call:
+    return lambda: exchange
 
 
 def _implemented(number: int) -> Any:

@@ -34,6 +34,7 @@ import pytest
 from boardcert import INTERFACE_VERSION, facts, requirements, spec
 from boardcert.keys import TARGET
 from boardcert.markers import item_operations, requirement_ids
+from boardcert.overhead import WRITER
 from boardcert.paths import without_machine_paths
 from boardcert.redact import Redactor
 from boardcert.report.render import request_text, response_text
@@ -167,8 +168,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if not directory or not _enabled(config) or hasattr(config, "workerinput"):
         return
     write_environment(Path(directory), environment(config), run_redactor(config))
+    writer = config.stash.get(WRITER, None)
+    done = writer.written if writer is not None else set()  # saved with the paths replaced
     for path in Path(directory).iterdir():  # every worker's results are written by now
-        if path.is_file():
+        if path.is_file() and path.name not in done:
             text = path.read_text(encoding="utf-8", errors="surrogateescape")
             shown = without_machine_paths(text, config.rootpath)
             if shown != text:

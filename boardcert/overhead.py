@@ -32,6 +32,8 @@ from typing import Any
 
 import pytest
 
+from boardcert.paths import without_machine_paths
+
 # Frozen as this module is imported, before the plugin modules that import Hypothesis and
 # schemathesis: both call gc.collect() (and gc.get_referrers) as they are imported
 # (hypothesis.register_random), a walk of all that lives, which then skips what pytest and
@@ -65,8 +67,10 @@ class AllureWriter:
     """Writes allure-pytest's result and container files on a thread: the same file names
     and JSON as allure_commons.logger.AllureFileLogger, which hands each item to `write`."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, root: Path | None = None) -> None:
         self.directory = directory
+        self.root = root  # the directories of this machine are replaced as files are saved
+        self.written: set[str] = set()  # names of the files saved (with those replaced)
         self._queue: queue.SimpleQueue[tuple[str, str] | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = threading.Thread(
             target=self._run, name="boardcert-allure-writer", daemon=True)
@@ -127,6 +131,9 @@ class AllureWriter:
                 self.errors.append(f"{job[0]}: {exc}")
 
     def _save(self, name: str, text: str) -> None:
+        if self.root is not None:
+            text = without_machine_paths(text, self.root)
+            self.written.add(name)
         temporary = self.directory / f"{name}.tmp"
         temporary.write_text(text, encoding="utf8")
         os.replace(temporary, self.directory / name)
@@ -141,7 +148,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     for logger in plugin_manager.get_plugins():
         if isinstance(logger, AllureFileLogger):
-            writer = config.stash[WRITER] = AllureWriter(logger._report_dir)
+            writer = config.stash[WRITER] = AllureWriter(logger._report_dir, config.rootpath)
             logger._report_item = writer.write  # type: ignore[method-assign]
             config.add_cleanup(writer.close)
 

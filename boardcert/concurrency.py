@@ -119,12 +119,13 @@ def companions(item: pytest.Item) -> list[pytest.Item]:
     if workerinput is None:  # one process runs everything selected
         module = _module(item.nodeid)
         return [i for i in items if _module(i.nodeid) == module]
-    if not workerinput.get(distribution.UNITS):
+    made_with = workerinput.get(distribution.UNITS)  # the in-flight the units were made for
+    if not made_with:
         return [item]
     units = item.config.stash.get(UNIT_OF, None)
     if units is None:
         units = item.config.stash[UNIT_OF] = distribution.units(
-            [i.nodeid for i in items], int(workerinput["workercount"]))
+            [i.nodeid for i in items], int(workerinput["workercount"]), int(made_with))
     mine = units.get(item.nodeid)
     return [i for i in items if units.get(i.nodeid) == mine] if mine else [item]
 

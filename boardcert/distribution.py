@@ -15,15 +15,18 @@ that the last ones to finish are short. `--dist MODE` given to pytest decides in
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import pytest
 from xdist.scheduler.loadscope import LoadScopeScheduling
 
 PROPERTIES = "test_properties.py::"  # the module whose items are units of their own
-STATEFUL = "::TestBoardWorkflow::"
-# Requests a test sends, roughly (a run against the reference server): what orders the units.
-COST = {"stateful": 150, "property": 25, "test": 2}
+STATEFUL = "::TestBoardWorkflow"  # its parts: TestBoardWorkflow, TestBoardWorkflow2, ...
+# Requests a test sends one after another, roughly (a run against the reference server): what
+# orders the units. With requests in flight (boardcert.concurrency) the suites' modules send
+# theirs in batches: "batched" per test.
+COST = {"stateful": 100, "property": 25, "test": 2, "batched": 1}
 
 
 @pytest.hookimpl(wrapper=True)
@@ -49,25 +52,37 @@ UNITS = "boardcert_units"  # workerinput: the controller schedules by `units` (c
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """Tell each worker whether its tests come in boardcert's units (what it may do ahead)."""
-    node.workerinput[UNITS] = node.config.stash.get(OURS, False)
+    ours = node.config.stash.get(OURS, False)
+    node.workerinput[UNITS] = given_in_flight(node.config) if ours else 0
 
 
-def cost(nodeid: str) -> int:
+def given_in_flight(config: pytest.Config) -> int:
+    """The requests in flight given to the run (--in-flight, BOARDCERT_IN_FLIGHT, which
+    `boardcert run` sets); 1 when none is (a worker may still measure its own)."""
+    given = config.getoption("in_flight", None) or os.environ.get("BOARDCERT_IN_FLIGHT")
+    return int(given) if given and str(given).strip().isdigit() else 1
+
+
+def cost(nodeid: str, in_flight: int = 1) -> int:
     if STATEFUL in nodeid:
         return COST["stateful"]
-    return COST["property"] if PROPERTIES in nodeid else COST["test"]
+    if PROPERTIES in nodeid:
+        return COST["property"]
+    return COST["test"] if in_flight <= 1 else COST["batched"]
 
 
-def units(collection: list[str], workers: int) -> dict[str, str]:
+def units(collection: list[str], workers: int, in_flight: int = 1) -> dict[str, str]:
     """Each test's unit of work: its own for a property test; else its module, or for a
     module of the suites larger than a share of the run (1 / twice the workers), a part of it:
     the tests of the same parameters (which may share what they sent) stay together, parts
     follow the order of collection, and each part makes the module's fixtures on its worker.
-    Other tests (boardcert's own, under `pytest -n N`) go by module, as --dist loadfile."""
+    With requests in flight a module stays whole: it sends its independent requests in
+    batches, and each part would build its boards again. Other tests (boardcert's own, under
+    `pytest -n N`) go by module, as --dist loadfile."""
     modules: dict[str, list[str]] = {}
     for nodeid in collection:
         modules.setdefault(nodeid.split("::", 1)[0], []).append(nodeid)
-    share = sum(map(cost, collection)) / (2 * max(1, workers))
+    share = 0 if in_flight > 1 else sum(map(cost, collection)) / (2 * max(1, workers))
     found: dict[str, str] = {}
     for module, tests in modules.items():
         if not _in_suites(module):
@@ -124,6 +139,7 @@ class Longest(LoadScopeScheduling):
     is checked against it), the others join as they finish collecting."""
 
     units: dict[str, str] = {}
+    in_flight = 1
 
     @property
     def collection_is_completed(self) -> bool:
@@ -132,7 +148,8 @@ class Longest(LoadScopeScheduling):
     def schedule(self) -> None:
         if self.collection is None:
             self.collection = list(next(iter(self.registered_collections.values())))
-            self.units = units(self.collection, self.numnodes)
+            self.in_flight = given_in_flight(self.config)
+            self.units = units(self.collection, self.numnodes, self.in_flight)
             for nodeid in self.collection:
                 self.workqueue.setdefault(self._split_scope(nodeid), {})[nodeid] = False
         for node in self.nodes:
@@ -142,7 +159,8 @@ class Longest(LoadScopeScheduling):
         return self.units.get(nodeid) or nodeid.split("::", 1)[0]
 
     def _assign_work_unit(self, node: Any) -> None:
-        costs = {scope: sum(map(cost, tests)) for scope, tests in self.workqueue.items()}
+        costs = {scope: sum(cost(nodeid, self.in_flight) for nodeid in tests)
+                 for scope, tests in self.workqueue.items()}
         longest = max(costs, key=costs.__getitem__)  # the first of equals: collection order
         self.workqueue.move_to_end(longest, last=False)
         super()._assign_work_unit(node)

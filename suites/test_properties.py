@@ -54,9 +54,7 @@ def test_operation(case, arena: properties.Arena, request: pytest.FixtureRequest
 BoardWorkflow = properties.state_machine(schema)
 
 
-@pytest.mark.requirement(*properties.workflow_requirements(),
-                         op=properties.stateful_operations())
-class TestBoardWorkflow(BoardWorkflow.TestCase):
+class Scenarios:
     """Sequences along the spec's links (create -> change -> delete) keep every answer within
     what the interface allows; scenarios that Hypothesis cannot replay alike are not assessed."""
 
@@ -66,6 +64,21 @@ class TestBoardWorkflow(BoardWorkflow.TestCase):
 
     def runTest(self) -> None:  # noqa: N802 (unittest's name)
         with properties.replayable():
-            super().runTest()
+            super().runTest()  # type: ignore[misc]
 
     runTest.is_hypothesis_test = True  # type: ignore[attr-defined]
+
+
+def _workflow(number: int) -> type:
+    """Part `number` of the stateful scenarios, a test of its own (the first keeps the name
+    TestBoardWorkflow; the standard budget has two parts, the thorough ten)."""
+    machine = properties.workflow_part(BoardWorkflow, number)
+    name = "TestBoardWorkflow" + (str(number) if number > 1 else "")
+    part = type(name, (Scenarios, machine.TestCase), {"__doc__": Scenarios.__doc__,
+                                                       "__module__": __name__})
+    return pytest.mark.requirement(*properties.workflow_requirements(),
+                                   op=properties.stateful_operations())(part)
+
+
+globals().update((part.__name__, part) for part in map(
+    _workflow, range(1, properties.workflow_parts() + 1)))

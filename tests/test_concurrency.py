@@ -115,13 +115,16 @@ def test_companions_serially_are_the_modules_selected_tests():
 
 def test_companions_on_a_worker_are_its_unit_of_boardcert_distribution():
     """On a worker of boardcert's scheduling, a test's companions are its unit (a part of a
-    large module); under another --dist, only itself."""
-    items = _items(COLLECTION, {distribution.UNITS: True, "workercount": 4})
+    large module; with requests in flight the whole module); under another --dist, only
+    itself."""
+    items = _items(COLLECTION, {distribution.UNITS: 1, "workercount": 4})
     units = distribution.units(COLLECTION, 4)
     first = items[2]
     together = concurrency.companions(first)
     assert first in together and len(together) < len(ERRORS)
     assert {units[i.nodeid] for i in together} == {units[first.nodeid]}
     assert concurrency.companions(items[-1]) == [items[-1]]
-    elsewhere = _items(COLLECTION, {distribution.UNITS: False, "workercount": 4})
+    elsewhere = _items(COLLECTION, {distribution.UNITS: 0, "workercount": 4})
     assert concurrency.companions(elsewhere[2]) == [elsewhere[2]]
+    in_flight = _items(COLLECTION, {distribution.UNITS: 8, "workercount": 4})
+    assert concurrency.companions(in_flight[2]) == in_flight[2:-1]  # the module, whole

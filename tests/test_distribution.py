@@ -54,12 +54,25 @@ def test_a_large_module_goes_out_in_parts_keeping_its_parameters_together():
     assert len(set(distribution.units(_collection(), 1).values())) < len(set(units.values()))
 
 
+def test_with_requests_in_flight_a_module_stays_whole_and_each_stateful_part_is_a_unit():
+    """With requests in flight a module sends its independent requests in batches: it goes
+    out whole (parts would build its boards again); each part of the stateful test is a unit."""
+    collection = [*_collection(), STATEFUL.replace("Workflow::", "Workflow2::")]
+    units = distribution.units(collection, 4, in_flight=8)
+    assert {u for n, u in units.items() if "test_errors" in n} == {"suites/test_errors.py#0"}
+    assert len({units[n] for n in collection if "TestBoardWorkflow" in n}) == 2
+    assert distribution.cost(collection[0], 8) < distribution.cost(collection[0], 1)
+
+
 class _Config:
     def __init__(self, workers: int) -> None:
         self.option = SimpleNamespace(tx=["popen"] * workers, loadscopereorder=True)
 
     def getvalue(self, name: str) -> Any:
         return getattr(self.option, name)
+
+    def getoption(self, name: str, default: Any = None) -> Any:
+        return getattr(self.option, name, default)
 
 
 class _Node:

@@ -35,6 +35,8 @@ from boardcert.properties.stateful import (
     replayable,
     state_machine,
     stateful_operations,
+    workflow_part,
+    workflow_parts,
     workflow_requirements,
 )
 
@@ -43,4 +45,5 @@ pytest_plugins = ["boardcert.properties.hooks"]
 __all__ = ["BOARDCERT_CHECKS", "BUDGETS", "DEFAULT_SEED", "LABELS", "NAME_REQUIREMENTS", "RUN",
            "Arena", "CaseInfo", "PropertyViolation", "answered", "load_schema",
            "operation_number", "parse_budget", "replayable", "requirement_ids", "requirement_of",
-           "state_machine", "stateful_operations", "workflow_requirements"]
+           "state_machine", "stateful_operations", "workflow_part", "workflow_parts",
+           "workflow_requirements"]

@@ -3,6 +3,7 @@ arena, choosing its rules only from what Hypothesis drew, and what it speaks for
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -76,6 +77,29 @@ def state_machine(schema: Any) -> type:
         BoardWorkflow.TestCase.settings, max_examples=budget.scenarios,
         stateful_step_count=budget.steps, database=None, derandomize=False)
     return BoardWorkflow
+
+
+SCENARIOS_PER_PART = 10  # the stateful scenarios go in parts of this many: each a test of its own
+
+
+def workflow_parts() -> int:
+    """How many parts the budget's scenarios go in. Each part is its own test (under
+    pytest-xdist its own unit of work: at 100 ms per answer, the standard budget's 20 scenarios
+    on one worker took 20 s, the run's longest test). The number follows the budget only,
+    never the workers, so the scenarios are the same however the run is spread."""
+    return max(1, math.ceil(RUN.budget.scenarios / SCENARIOS_PER_PART))
+
+
+def workflow_part(machine: type, number: int) -> type:
+    """Part `number` (from 1) of the stateful scenarios: the machine with its share of the
+    budget's scenarios, drawn from a seed of its own (the run's seed plus number - 1, so that
+    `--hypothesis-seed` still reproduces every part)."""
+    count = workflow_parts()
+    part = hypothesis.seed(RUN.seed + number - 1)(
+        type(f"{machine.__name__}{number}", (machine,), {}))
+    part.TestCase.settings = hypothesis.settings(
+        machine.TestCase.settings, max_examples=math.ceil(RUN.budget.scenarios / count))
+    return part
 
 
 def stateful_operations() -> list[int]:

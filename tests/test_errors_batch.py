@@ -16,6 +16,7 @@ import pytest
 from faults import CONFORMANT, FAULTS, Result, Variant, combined
 from faults.asgi import Forward, Handler, Request, Response
 from faults.catalogue import ONE_AT_A_TIME
+from faults.edits import on
 from faults.exchanges import read, sent
 from faults.harness import at_each_in_flight
 
@@ -37,19 +38,30 @@ def _reference(name: str) -> Variant:
     return Variant(name, "the reference, counting requests", None, lambda _key: _counted(name))
 
 
-BY_NAME = {v.name: v for v in [*CONFORMANT, *FAULTS, ONE_AT_A_TIME]}
+async def _null_is_no_body(request: Request, forward: Forward) -> Response:
+    if request.body.strip() != b"null":
+        return await forward(request)
+    return await forward(request.but(json_body={"name": f"Untitled {request.op}"}))
+
+
+# Conformant: where the body is not shown a JSON null may be taken for no body (defaults).
+NULL_NO_BODY = Variant("null-no-body", "ops 2 and 15 take a null body for none and create a "
+                       "record with a default name", None, lambda _key: on({2, 15},
+                                                                         _null_is_no_body))
+BY_NAME = {v.name: v for v in [*CONFORMANT, *FAULTS, ONE_AT_A_TIME, NULL_NO_BODY]}
 # Each fault of errors with one of removed paths and one of limits (each batch is its module's
 # own): a 5xx to a body that is not JSON, a removed path that deletes a card before it answers
 # 404, 25000 characters rejected; a card created by a request answered 4xx (the batch sees the
 # project change), a removed path that still creates a row (2xx), 25001 characters answered 422
-# but stored cut to 25000; a server that answers one request at a time.
+# but stored cut to 25000; a server that answers one request at a time. (null-no-body: the
+# errors batch is thrown away for the two cases it accepts, and made again without them.)
 PAIRS = {"500-acts-24999": ("malformed-json-500", "removed-card-archive-acts",
                             "name-limit-24999"),
          "creates-served-truncated": ("card-create-rejected-but-created",
                                       "removed-row-path-creates", "name-truncated-422")}
 BY_NAME |= {name: combined(name, *(BY_NAME[n] for n in pair)) for name, pair in PAIRS.items()}
 FAULTY = [*PAIRS, "one-at-a-time"]
-VARIANTS = ["reference", *FAULTY]
+VARIANTS = ["reference", "null-no-body", *FAULTY]
 
 
 @pytest.fixture(scope="module")
@@ -116,3 +128,11 @@ def test_the_batch_was_sent(runs):
                       if module in test) for width in (1, IN_FLIGHT)]
         watched = sum(first in test for test in sent(runs[("reference", 1)][1]))
         assert counts[0] - counts[1] == 2 * watched - 2, (module, counts)  # 2 readings, not 2 each
+    sending = [sorted(test.split("[")[-1].split("::")[-1]
+                      for test, n in sent(runs[("null-no-body", width)][1]).items()
+                      if "test_errors" in test and n) for width in (1, IN_FLIGHT)]
+    assert len(sending[0]) > 100, sending[0]
+    # Side by side: the first test (both batches), the two cases accepted (one at a time), and
+    # ERROR-FORMAT: the second batch was kept.
+    assert sending[1] == ["op15-null]", "op2-not-json-truncated]", "op2-null]",
+                          "test_error_statuses_and_bodies_are_recorded"], sending[1]

@@ -114,7 +114,8 @@ def answer(number: int, _answers: dict[int, Exchange],
         other = ahead.param(item, "answer", "number")
         if other is None or other in _answers or other == 2:  # op 2 needs nothing made
             return None
-        return other, lambda: CALLS[other](Maker(ahead.fixtures(request, FIXTURES)))
+        fixture = ahead.fixtures(request, FIXTURES)  # here: pytest's fixtures are not for jobs
+        return other, lambda: CALLS[other](Maker(fixture))
 
     if number not in _answers:
         _answers[number] = ahead.ahead(request, "project answers",

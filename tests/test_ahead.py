@@ -26,9 +26,10 @@ from boardcert.paths import SUITES
 TESTS = Path(__file__).parent
 MODULES = ("test_cards", "test_card_metadata", "test_columns", "test_general", "test_plugins",
            "test_projects", "test_rows")
-SELECT = ("-k", " or ".join(MODULES), "-p", "faults.exchanges")
-REFUSED = ("-k", "test_cards or test_card_metadata or test_columns", "-p", "faults.exchanges")
-BROKEN = ("-k", "test_general or test_columns", "-p", "faults.exchanges")
+PLUGINS = ("-p", "faults.exchanges", "-p", "faults.main_thread")
+SELECT = ("-k", " or ".join(MODULES), *PLUGINS)
+REFUSED = ("-k", "test_cards or test_card_metadata or test_columns", *PLUGINS)
+BROKEN = ("-k", "test_general or test_columns", *PLUGINS)
 IN_FLIGHT = 4
 DELAY = 0.005  # seconds per answer: enough for requests to meet in flight
 
@@ -125,6 +126,9 @@ def test_boards_are_built_side_by_side_and_each_test_shows_its_own(runs):
     serial, side_by_side = (read(runs[(f"late-{n}", n)][1]) for n in (1, IN_FLIGHT))
     assert serial.keys() == side_by_side.keys() and len(serial) > 100
     assert _shown(runs[(f"late-{IN_FLIGHT}", IN_FLIGHT)][1]) == _shown(runs[("late-1", 1)][1])
+    for key, (_, report) in runs.items():  # jobs ask pytest for no fixture (faults.main_thread)
+        assert key[1] == 0 or not (report / "off-thread.txt").exists(), \
+            (report / "off-thread.txt").read_text()
     built = [t for t, x in side_by_side.items()
              if x and x[0][0] == "POST" and re.fullmatch(r"/organizations/[^/]+/projects", x[0][1])]
     for test in built:  # one board (project) each, as serially: no other test's requests

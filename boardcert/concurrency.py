@@ -25,6 +25,7 @@ cases one at a time, so a fault gets exactly the serial verdict and evidence.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -53,11 +54,18 @@ class Done(Generic[T]):
         return self.value  # type: ignore[return-value]
 
 
+class FixtureInJob(RuntimeError):
+    """A job of `gather` set up a pytest fixture: fixtures (and the plugins that watch their
+    set-up, Allure's among them) belong to pytest's thread. A bug in boardcert."""
+
+
 def gather(client: Client, jobs: Sequence[Callable[[], T]], width: int) -> list[Done[T]]:
     """Run the jobs, up to `width` at a time (in order, in this thread, for a width of 1); each
-    job's requests go aside (`Client.aside`), for the test they were made for to adopt."""
+    job's requests go aside (`Client.aside`), for the test they were made for to adopt. A job
+    must not set up a pytest fixture (resolve them before): FixtureInJob is raised here."""
     def run(job: Callable[[], T]) -> Done[T]:
         done: Done[T] = Done()
+        _JOB.running = True
         with client.aside() as done.exchanges:
             try:
                 done.value = job()
@@ -65,12 +73,29 @@ def gather(client: Client, jobs: Sequence[Callable[[], T]], width: int) -> list[
                 raise
             except BaseException as exc:  # noqa: BLE001 - pytest's skip/fail are BaseExceptions
                 done.error = exc
+            finally:
+                _JOB.running = False
         return done
 
     if width <= 1 or len(jobs) <= 1:
-        return [run(job) for job in jobs]
-    with ThreadPoolExecutor(min(width, len(jobs)), thread_name_prefix="boardcert") as pool:
-        return list(pool.map(run, jobs))
+        found = [run(job) for job in jobs]
+    else:
+        with ThreadPoolExecutor(min(width, len(jobs)), thread_name_prefix="boardcert") as pool:
+            found = list(pool.map(run, jobs))
+    for done in found:
+        if isinstance(done.error, FixtureInJob):
+            raise done.error
+    return found
+
+
+_JOB = threading.local()  # .running: this thread runs a job of gather
+
+
+def refuse_fixture_in_job(name: str) -> None:
+    """Called as a fixture is set up (boardcert.fixtures): FixtureInJob inside a job."""
+    if getattr(_JOB, "running", False):
+        raise FixtureInJob(f"the fixture {name!r} was set up inside a batch of requests "
+                           f"(concurrency.gather): resolve it before the batch")
 
 
 def in_flight(config: pytest.Config) -> int:

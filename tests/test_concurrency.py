@@ -3,8 +3,13 @@ kept aside until a test adopts them), how many (in_flight), and for which tests 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import tempfile
 import threading
 import time
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -15,6 +20,7 @@ from boardcert import concurrency, distribution, workers
 from boardcert.client import Client
 from boardcert.config import resolve
 from boardcert.errors import ConfigError, ExchangeError
+from boardcert.paths import ROOT, SUITES
 
 KEY = "concurrency-test-key-9d1"
 
@@ -128,3 +134,34 @@ def test_companions_on_a_worker_are_its_unit_of_boardcert_distribution():
     assert concurrency.companions(elsewhere[2]) == [elsewhere[2]]
     in_flight = _items(COLLECTION, {distribution.UNITS: 8, "workercount": 4})
     assert concurrency.companions(in_flight[2]) == in_flight[2:-1]  # the module, whole
+
+
+def test_a_job_that_sets_up_a_fixture_is_a_bug_in_boardcert_said_at_once():
+    """A pytest fixture set up inside a job (Allure keeps fixture containers per thread: the
+    test after it broke) raises FixtureInJob from gather, not a silent fallback; outside a
+    job, set-ups go on."""
+    client, _ = late_client(0.0)
+    with pytest.raises(concurrency.FixtureInJob, match="'make_project'"):
+        concurrency.gather(client, [lambda: 1, lambda: concurrency.refuse_fixture_in_job(
+            "make_project")], width=2)
+    concurrency.refuse_fixture_in_job("make_project")
+
+
+MODULES = sorted(p.name for p in SUITES.glob("test_*.py") if p.name != "test_read_only.py")
+
+
+def test_each_module_alone_with_requests_in_flight_sets_up_its_fixtures_in_pytest_s_thread():
+    """Each suite module run alone (its fixtures set up first by its own batches) with 4
+    requests in flight against the bundled server, Allure on: every test passes, no error."""
+    failed, scratch = {}, Path(tempfile.mkdtemp())
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")  # compiled once, for all 15 runs
+    for module in MODULES:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", str(SUITES / module), "--in-flight", "4", "-q",
+             "--budget", "quick", "-p", "no:cacheprovider", "-k", "not test_operation",
+             "--alluredir", str(scratch / module / "allure")],
+            cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+        if done.returncode != 0:
+            failed[module] = done.stdout[-1500:]
+    assert not failed, failed

@@ -7,7 +7,9 @@ it, so its evidence and Allure steps show its own set-up. A set-up that failed i
 (or whose value `accept` refuses) is made again, one request at a time, for its test: a
 refused factory gives the same SetUpError and evidence as a serial run. What a batch built for
 a test that did not use it is in the ledger and cleaned up like the rest. With one request in
-flight everything is made where it is needed, as always."""
+flight everything is made where it is needed, as always. Plans run in pytest's thread and
+resolve there every fixture their jobs use (`fixtures`): a job never asks pytest for one
+(allure-pytest keeps its fixture state per thread; tests/faults/main_thread.py checks)."""
 
 from __future__ import annotations
 

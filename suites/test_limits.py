@@ -6,7 +6,7 @@ counted in bytes or in UTF-16 units, and a store that truncates are all told apa
 is read back through a fresh operation 3, after checking that operation 3 shows a rename at all.
 
 With more than one request in flight (boardcert.concurrency) the cases the tests this process
-runs together need go side by side (`Renames.batch`): the names at the limit each on a project
+runs together need go side by side (`Renames.outcome`): the names at the limit each on a project
 of its own, the rejected ones on cards of their own between one reading of their project before
 and one after. Anything unexpected and they are made again one at a time, as serially.
 """

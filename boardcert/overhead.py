@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import os
@@ -103,12 +104,9 @@ class AllureWriter:
             self._serialized(first)
 
     def _serialized(self, item: Any) -> None:
-        from attr import asdict
-
         indent = 4 if os.environ.get("ALLURE_INDENT_OUTPUT") else None
         name = item.file_pattern.format(prefix=uuid.uuid4())
-        data = asdict(item, filter=lambda _, v: v or v is False)
-        text = json.dumps(data, indent=indent, ensure_ascii=False)
+        text = json.dumps(item, default=_attributes, indent=indent, ensure_ascii=False)
         if self._thread is None:  # after close(): at once
             self._save(name, text)
         else:
@@ -137,6 +135,23 @@ class AllureWriter:
         temporary = self.directory / f"{name}.tmp"
         temporary.write_text(text, encoding="utf8")
         os.replace(temporary, self.directory / name)
+
+
+def _attributes(value: Any) -> Any:
+    """json.dumps's `default` for allure's model (attrs classes): the JSON AllureFileLogger
+    makes with attr.asdict(filter=lambda _, v: v or v is False), twice as fast (the
+    encoder walks the lists itself instead of asdict copying everything first)."""
+    if isinstance(value, set | frozenset):
+        return list(value)
+    return {name: v for name in _names(type(value))
+            if (v := getattr(value, name)) or v is False}
+
+
+@functools.cache
+def _names(cls: type) -> tuple[str, ...]:
+    import attr
+
+    return tuple(field.name for field in attr.fields(cls))
 
 
 @pytest.hookimpl(trylast=True)  # after allure-pytest made its file logger

@@ -12,9 +12,12 @@ quick <= 3 s on an idle 2-core machine; standard no slower than the plain schema
 (ratio <= 1) and quick at most 0.6 of it, both ratios being medians of per-round ratios.
 
 `--per-budget` times `pytest suites` per budget instead, with and without the property tests
-(the targets of issue 5). A measurement, not a test: quote it with the load average it prints.
+(the targets of issue 5). `--phases` runs each budget once with benchmarks/phases.py and says
+when start-up, collection, the tests and the reports ended, and the garbage collector's time.
+A measurement, not a test: quote it with the load average it prints.
 
     python benchmarks/run_time.py [--repeat 3] [--budgets quick standard] [--per-budget]
+    python benchmarks/run_time.py --phases
 """
 
 from __future__ import annotations
@@ -95,6 +98,28 @@ def side_by_side(repeat: int) -> int:
     return 0
 
 
+def phases(budgets: list[str], repeat: int) -> int:
+    """Where a whole `boardcert run` spends its time, phase by phase (benchmarks/phases.py)."""
+    env = {k: v for k, v in ENV.items() if not k.startswith("BOARDCERT_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "benchmarks"),
+                                                      env.get("PYTHONPATH")]))
+    print(f"{load()} at the start\n")
+    with tempfile.TemporaryDirectory() as scratch:
+        for n in range(repeat):
+            for budget in budgets:
+                command = [sys.executable, "-m", "boardcert.cli", "run", "--budget", budget,
+                           "--output", str(Path(scratch) / f"{budget}-{n}"), "--", "-p", "phases"]
+                started = time.perf_counter()
+                done = subprocess.run(command, cwd=scratch, env=env, capture_output=True,
+                                      text=True, check=False)
+                seconds = time.perf_counter() - started
+                said = [line for line in done.stderr.splitlines() if line.startswith("phases")]
+                print(f"{budget:9} {seconds:5.2f} s (exit {done.returncode}): "
+                      f"{said[-1] if said else 'no phases said'}", flush=True)
+    print(f"\n{load()} at the end")
+    return 0
+
+
 # --- --per-budget: pytest suites per budget (issue 5) -------------------------------------
 
 def wall_time(args: list[str]) -> tuple[float, str]:
@@ -144,8 +169,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-budget", action="store_true",
                         help="pytest suites per budget, with and without the property tests")
     parser.add_argument("--budgets", nargs="+", default=["quick", "standard"],
-                        help="with --per-budget")
+                        help="with --per-budget or --phases")
+    parser.add_argument("--phases", action="store_true",
+                        help="when each phase of a run ended (--repeat runs of each budget)")
     args = parser.parse_args(argv)
+    if args.phases:
+        return phases(args.budgets, args.repeat)
     if args.per_budget:
         return per_budget(args.budgets, args.repeat)
     return side_by_side(args.repeat)

@@ -43,19 +43,19 @@ def _mark(what: str) -> None:
     _MARKS.append((what, time.time()))
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection(session: pytest.Session) -> None:
-    _mark("configured")
+def _marking(what: str, first: bool) -> object:
+    """A session hook that notes the time, called first or last of its kind."""
+
+    @pytest.hookimpl(tryfirst=first, trylast=not first)
+    def hook(session: pytest.Session) -> None:
+        _mark(what)
+
+    return hook
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_collection_finish(session: pytest.Session) -> None:
-    _mark("collected")
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    _mark("tests run")
+pytest_collection = _marking("configured", first=True)
+pytest_collection_finish = _marking("collected", first=False)
+pytest_sessionfinish = _marking("tests run", first=True)
 
 
 @pytest.hookimpl(trylast=True)

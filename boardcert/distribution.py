@@ -26,7 +26,7 @@ STATEFUL = "::TestBoardWorkflow"  # its parts: TestBoardWorkflow, TestBoardWorkf
 # Requests a test sends one after another, roughly (a run against the reference server): what
 # orders the units. With requests in flight (boardcert.concurrency) the suites' modules send
 # theirs in batches: "batched" per test.
-COST = {"stateful": 100, "property": 25, "test": 2, "batched": 1}
+COST = {"stateful": 150, "property": 25, "test": 2, "batched": 0.5}
 
 
 @pytest.hookimpl(wrapper=True)
@@ -63,16 +63,17 @@ def given_in_flight(config: pytest.Config) -> int:
     return int(given) if given and str(given).strip().isdigit() else 1
 
 
-def cost(nodeid: str, in_flight: int = 1) -> int:
+def cost(nodeid: str, in_flight: int = 1) -> float:
     if STATEFUL in nodeid:
         return COST["stateful"]
-    if PROPERTIES in nodeid:
-        return COST["property"]
+    if PROPERTIES in nodeid:  # side by side, `in_flight` at a time (properties.side_by_side)
+        return COST["property"] / in_flight
     return COST["test"] if in_flight <= 1 else COST["batched"]
 
 
 def units(collection: list[str], workers: int, in_flight: int = 1) -> dict[str, str]:
-    """Each test's unit of work: its own for a property test; else its module, or for a
+    """Each test's unit of work: its own for a property test (with requests in flight, a run
+    of `in_flight` of them, which go side by side); else its module, or for a
     module of the suites larger than a share of the run (1 / twice the workers), a part of it:
     the tests of the same parameters (which may share what they sent) stay together, parts
     follow the order of collection, and each part makes the module's fixtures on its worker.
@@ -88,8 +89,12 @@ def units(collection: list[str], workers: int, in_flight: int = 1) -> dict[str, 
         if not _in_suites(module):
             found |= {nodeid: module for nodeid in tests}
             continue
-        if PROPERTIES in tests[0]:
+        if PROPERTIES in tests[0]:  # with requests in flight, `in_flight` property tests a unit
+            generated = [nodeid for nodeid in tests if STATEFUL not in nodeid]
             found |= {nodeid: nodeid for nodeid in tests}
+            if in_flight > 1:
+                found |= {nodeid: f"{module}#{n // in_flight}"
+                          for n, nodeid in enumerate(generated)}
             continue
         size = sum(map(cost, tests))
         parts = max(1, math.ceil(size / share)) if share else 1
@@ -99,7 +104,7 @@ def units(collection: list[str], workers: int, in_flight: int = 1) -> dict[str, 
             by_parameters[given] = by_parameters.get(given, 0) + cost(nodeid)
         part, before = {}, 0
         for given, spent in by_parameters.items():
-            part[given] = f"{module}#{before * parts // size}"
+            part[given] = f"{module}#{int(before * parts // size)}"
             before += spent
         found |= {nodeid: part[_parameters(nodeid)] for nodeid in tests}
     return found

@@ -8,6 +8,7 @@ that breaks error handling (or copes badly with concurrency) gets exactly the se
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -136,3 +137,19 @@ def test_the_batch_was_sent(runs):
     # ERROR-FORMAT: the second batch was kept.
     assert sending[1] == ["op15-null]", "op2-not-json-truncated]", "op2-null]",
                           "test_error_statuses_and_bodies_are_recorded"], sending[1]
+
+
+@pytest.mark.skipif(os.environ.get("BOARDCERT_FAULTS_FULL") != "1",
+                    reason="every variant twice: about 9 minutes (BOARDCERT_FAULTS_FULL=1)")
+def test_every_variant_gets_the_same_outcomes_side_by_side(tmp_path):
+    """Every fault and conformant variant of tests/faults gets, from the three modules, the
+    same verdict, statuses and test outcomes with requests side by side as one at a time."""
+    variants = [*FAULTS, *CONFORMANT]
+    runs = at_each_in_flight({(v.name, n): v for v in variants for n in (1, IN_FLIGHT)},
+                             tmp_path, ERRORS_ONLY)
+    different = [v.name for v in variants
+                 if (runs[(v.name, 1)][0].verdict, runs[(v.name, 1)][0].statuses,
+                     _tests(runs[(v.name, 1)][1])) !=
+                 (runs[(v.name, IN_FLIGHT)][0].verdict, runs[(v.name, IN_FLIGHT)][0].statuses,
+                  _tests(runs[(v.name, IN_FLIGHT)][1]))]
+    assert not different

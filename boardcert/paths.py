@@ -3,6 +3,7 @@ spec/ and suites/ there), else the checkout boardcert is installed from (editabl
 
 from __future__ import annotations
 
+import os
 import sysconfig
 from functools import cache
 from pathlib import Path
@@ -21,6 +22,18 @@ DISCOVERY = SPEC / "discovery.yaml"
 DEFAULT_PROFILE = SPEC / "profiles" / "reference.yaml"
 SUITES = ROOT / "suites"
 RUN_INI = PACKAGE / "run.ini"  # `boardcert run`'s pytest configuration
+
+
+def user_cache(*parts: str) -> Path | None:
+    """A directory of boardcert's in the user's cache (XDG_CACHE_HOME, else ~/.cache), made if
+    need be; None when it cannot be written (then nothing is cached)."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    directory = base.joinpath("boardcert", *parts)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return directory if os.access(directory, os.W_OK | os.X_OK) else None
 
 
 def read_yaml(path: Path) -> Any:

@@ -15,6 +15,7 @@ import markupsafe
 import yaml
 
 from boardcert import badge, requirements
+from boardcert.paths import user_cache
 from boardcert.report.build import BUG
 
 LEVELS = requirements.LEVELS
@@ -24,8 +25,12 @@ HEADLINE_MAX = 160  # characters of a failure message in the summary
 
 @cache
 def environment(autoescape: bool) -> jinja2.Environment:
+    """The templates' environment; their compiled code is kept in the user's cache (each run
+    compiled them again: 70 ms), one directory per escaping (the code differs)."""
+    kept = user_cache("jinja2", "html" if autoescape else "text")
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("boardcert.report", "templates"),
+        bytecode_cache=jinja2.FileSystemBytecodeCache(str(kept)) if kept else None,
         autoescape=autoescape,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,

@@ -26,7 +26,9 @@ STATEFUL = "::TestBoardWorkflow"  # its parts: TestBoardWorkflow, TestBoardWorkf
 # Requests a test sends one after another, roughly (a run against the reference server): what
 # orders the units. With requests in flight (boardcert.concurrency) the suites' modules send
 # theirs in batches: "batched" per test.
-COST = {"stateful": 150, "property": 25, "test": 2, "batched": 0.5}
+COST = {"stateful": 150, "property": 25, "test": 2, "batched": 0.5,
+        "in flight": 6,  # a property test side by side: its unit takes as long as its longest
+        "unit": 20}  # each unit's own: its module's fixtures, its first batch
 
 
 @pytest.hookimpl(wrapper=True)
@@ -67,7 +69,7 @@ def cost(nodeid: str, in_flight: int = 1) -> float:
     if STATEFUL in nodeid:
         return COST["stateful"]
     if PROPERTIES in nodeid:  # side by side, `in_flight` at a time (properties.side_by_side)
-        return COST["property"] / in_flight
+        return COST["property"] if in_flight <= 1 else COST["in flight"]
     return COST["test"] if in_flight <= 1 else COST["batched"]
 
 
@@ -157,25 +159,30 @@ class Longest(LoadScopeScheduling):
             self.units = units(self.collection, self.numnodes, self.in_flight)
             for nodeid in self.collection:
                 self.workqueue.setdefault(self._split_scope(nodeid), {})[nodeid] = False
-        for node in self.nodes:
-            self._reschedule(node)
+        for ahead in (0, 1):  # idle workers first, then one more for a worker on its last test
+            for node in self.nodes:
+                self._reschedule(node, ahead)
 
     def _split_scope(self, nodeid: str) -> str:
         return self.units.get(nodeid) or nodeid.split("::", 1)[0]
 
     def _assign_work_unit(self, node: Any) -> None:
-        costs = {scope: sum(cost(nodeid, self.in_flight) for nodeid in tests)
+        costs = {scope: COST["unit"] + sum(cost(nodeid, self.in_flight) for nodeid in tests)
                  for scope, tests in self.workqueue.items()}
         longest = max(costs, key=costs.__getitem__)  # the first of equals: collection order
         self.workqueue.move_to_end(longest, last=False)
         super()._assign_work_unit(node)
 
-    def _reschedule(self, node: Any) -> None:
+    def _reschedule(self, node: Any, ahead: int = 1) -> None:
         # xdist's own waits for fewer than 3 pending tests; with units of one test that holds
-        # back work another worker could start. A worker runs a test once it has the next.
+        # back work another worker could start. A worker runs a test once it has the next,
+        # but not while workers are still collecting: the first to collect took the two
+        # longest units (both parts of the stateful test, one after the other).
         if node.shutting_down or node not in self.registered_collections:
             return
-        while self.workqueue and self._pending_of(self.assigned_work[node]) <= 1:
+        if len(self.registered_collections) < len(self.nodes):
+            ahead = 0
+        while self.workqueue and self._pending_of(self.assigned_work[node]) <= ahead:
             self._assign_work_unit(node)
         if not self.workqueue:
             node.shutdown()

@@ -104,9 +104,11 @@ def test_the_longest_units_go_out_first_and_a_worker_gets_more_when_down_to_one(
 
 
 def test_work_starts_with_the_first_worker_that_has_collected():
-    """The first worker to finish collecting starts at once; a later one joins when its
-    collection (the same) comes in, and gets what is left."""
-    collection = [n for n in _collection() if "test_errors" not in n]
+    """The first worker to finish collecting starts at once, with one unit while others still
+    collect; a later one joins when its collection (the same) comes in and gets the longest
+    left (the stateful test's second part, not queued behind the first on the early worker)."""
+    second = STATEFUL.replace("Workflow::", "Workflow2::")
+    collection = [n for n in _collection() if "test_errors" not in n] + [second]
     scheduler = distribution.Longest(_Config(2), log=None)
     early, late = _Node("gw0"), _Node("gw1")
     for node in (early, late):
@@ -114,10 +116,11 @@ def test_work_starts_with_the_first_worker_that_has_collected():
     scheduler.add_node_collection(early, collection)
     assert scheduler.collection_is_completed
     scheduler.schedule()
-    assert collection[early.sent[0]] == STATEFUL and late.sent == []
+    assert [collection[i] for i in early.sent] == [STATEFUL] and late.sent == []
     scheduler.add_node_collection(late, collection)
     scheduler.schedule()
-    assert late.sent and not set(late.sent) & set(early.sent)
+    assert collection[late.sent[0]] == second and not set(late.sent) & set(early.sent)
+    assert len(early.sent) == 2  # now one more for the worker on its last test
 
 
 def test_property_items_run_on_several_workers(tmp_path):

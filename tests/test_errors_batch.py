@@ -7,7 +7,6 @@ that breaks error handling (or copes badly with concurrency) gets exactly the se
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections import Counter
@@ -19,7 +18,7 @@ from faults.asgi import Forward, Handler, Request, Response
 from faults.catalogue import ONE_AT_A_TIME
 from faults.edits import on
 from faults.exchanges import read, sent
-from faults.harness import at_each_in_flight
+from faults.harness import at_each_in_flight, outcomes
 
 ERRORS_ONLY = ("-k", "test_errors or test_removed_paths or test_limits", "-p",
                "faults.exchanges")
@@ -73,11 +72,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], tupl
                              tmp_path_factory.mktemp("errors"), ERRORS_ONLY)
 
 
-def _tests(report: Path) -> dict[str, tuple[str, list[str]]]:
-    """Each test's outcome and failed requirements (compliance.json)."""
-    tests = json.loads((report / "compliance.json").read_text(encoding="utf-8"))["tests"]
-    return {t["nodeid"]: (t["outcome"], t["failed_requirements"]) for t in tests}
-
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_verdict_is_the_same_side_by_side(name, runs):
@@ -87,7 +81,7 @@ def test_verdict_is_the_same_side_by_side(name, runs):
     assert serial.statuses, serial.summary()
     assert (side_by_side.verdict, side_by_side.statuses) == (serial.verdict, serial.statuses), \
         side_by_side.summary()
-    assert _tests(runs[(name, IN_FLIGHT)][1]) == _tests(runs[(name, 1)][1])
+    assert outcomes(runs[(name, IN_FLIGHT)][1]) == outcomes(runs[(name, 1)][1])
     flagged = [BY_NAME[n].requirement for n in PAIRS.get(name, ())]
     assert set(flagged) <= set(serial.failed()) if flagged else not serial.failed(), \
         serial.summary()
@@ -149,7 +143,7 @@ def test_every_variant_gets_the_same_outcomes_side_by_side(tmp_path):
                              tmp_path, ERRORS_ONLY)
     different = [v.name for v in variants
                  if (runs[(v.name, 1)][0].verdict, runs[(v.name, 1)][0].statuses,
-                     _tests(runs[(v.name, 1)][1])) !=
+                     outcomes(runs[(v.name, 1)][1])) !=
                  (runs[(v.name, IN_FLIGHT)][0].verdict, runs[(v.name, IN_FLIGHT)][0].statuses,
-                  _tests(runs[(v.name, IN_FLIGHT)][1]))]
+                  outcomes(runs[(v.name, IN_FLIGHT)][1]))]
     assert not different

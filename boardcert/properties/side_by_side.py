@@ -6,9 +6,12 @@ pending companions side by side (Hypothesis runs different tests in different th
 6.136; schemathesis's own runner does the same), each in a job of `concurrency.gather`, and
 keeps each outcome for its test. When a test's turn comes:
 
-- it passed side by side: the test adopts the exchanges it made (its evidence and Allure steps
-  are its own) and passes without running again;
-- anything else (a failure, a skip, an error): what it noted is forgotten and it runs again,
+- it passed side by side, every operation it names answered a 2xx: the test adopts the
+  exchanges it made (its evidence and Allure steps are its own) and passes without running
+  again;
+- anything else (a failure, a skip, an error; an operation that never answered a 2xx, which
+  the tests beside it may have caused: an order of columns sent while one was created): what
+  it noted is forgotten and it runs again,
   here, one request at a time, as it would serially; a fault gets exactly the serial verdict
   and evidence, and a server that copes badly with concurrency is not blamed for it.
 
@@ -50,7 +53,9 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     if done is None:
         return None
     del item.stash[DONE]
-    if done.error is not None:  # run again, here: the serial verdict and evidence
+    if done.error is not None or item.stash.get(UNASSESSED, None):  # run again, here
+        # (a failure, a skip; or an operation that got no 2xx: the tests beside it may have
+        # changed the arena under it, a column created while its order was sent)
         for key in (STATUSES, UNASSESSED):
             if key in item.stash:
                 del item.stash[key]  # type: ignore[arg-type]

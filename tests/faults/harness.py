@@ -135,6 +135,12 @@ def at_each_in_flight(variants: Mapping[tuple[str, int], Variant], root: Path,
                 for key, (directory, future) in futures.items()}
 
 
+def outcomes(report: Path) -> dict[str, tuple[str, list[str]]]:
+    """Each test's outcome and failed requirements, by node id (a report's compliance.json)."""
+    tests = json.loads((report / "compliance.json").read_text(encoding="utf-8"))["tests"]
+    return {t["nodeid"]: (t["outcome"], t["failed_requirements"]) for t in tests}
+
+
 def suite_command(base_url: str, profile: Path, output: Path, budget: str,
                   select: str | None = None) -> list[str]:
     """The suites under pytest with the compliance report, as `boardcert run` runs them but

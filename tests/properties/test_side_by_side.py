@@ -5,7 +5,6 @@ test's outcome are those of a serial run, against a conformant server and a faul
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 from faults import CONFORMANT, FAULTS, Result
 from faults.catalogue import ONE_AT_A_TIME
 from faults.exchanges import read, sent
-from faults.harness import at_each_in_flight
+from faults.harness import at_each_in_flight, outcomes
 
 from boardcert import spec
 
@@ -34,10 +33,6 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], tupl
                              tmp_path_factory.mktemp("side-by-side"), PROPERTIES_ONLY)
 
 
-def _tests(report: Path) -> dict[str, tuple[str, list[str]]]:
-    tests = json.loads((report / "compliance.json").read_text(encoding="utf-8"))["tests"]
-    return {t["nodeid"]: (t["outcome"], t["failed_requirements"]) for t in tests}
-
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_verdict_is_the_same_side_by_side(name, runs):
@@ -47,7 +42,7 @@ def test_verdict_is_the_same_side_by_side(name, runs):
     assert serial.statuses, serial.summary()
     assert (side_by_side.verdict, side_by_side.statuses) == (serial.verdict, serial.statuses), \
         side_by_side.summary()
-    assert _tests(runs[(name, IN_FLIGHT)][1]) == _tests(runs[(name, 1)][1])
+    assert outcomes(runs[(name, IN_FLIGHT)][1]) == outcomes(runs[(name, 1)][1])
     if name == "card-id-integer":
         assert BY_NAME[name].requirement in serial.failed(), serial.summary()
 
@@ -64,12 +59,14 @@ def _own(test: str, exchanges: list[list[object]]) -> int:
 def test_each_property_test_shows_its_own_requests(runs):
     """Against the reference, each property test shows as many requests to its own operation
     side by side as one at a time (the same examples: the same seed), so its evidence and
-    Allure steps are its own; and they were made side by side: all while the first test ran
-    (none sent again in its turn), where one at a time each test sent its own."""
+    Allure steps are its own; and they were made side by side: nearly all while the first test
+    ran (one that the tests beside it kept from a 2xx runs again in its turn), where one at a
+    time each test sent its own."""
     serial, side_by_side = (read(runs[("reference", n)][1]) for n in (1, IN_FLIGHT))
     assert serial.keys() == side_by_side.keys() and len(serial) == len(spec.operations())
     counts = [Counter({t: _own(t, x) for t, x in run.items()}) for run in (serial, side_by_side)]
     assert counts[0] == counts[1] and all(counts[0].values()), counts
-    sending = [[t for t, n in sent(runs[("reference", width)][1]).items() if n]
-               for width in (1, IN_FLIGHT)]
-    assert len(sending[0]) == len(serial) and len(sending[1]) == 1, sending[1]
+    sending = [sent(runs[("reference", width)][1]) for width in (1, IN_FLIGHT)]
+    assert all(sending[0].values())  # one at a time: each its own
+    first = next(iter(sending[1].values()))  # side by side: (nearly) all while the first ran
+    assert first > 0.8 * sum(sending[1].values()), sending[1]

@@ -4,12 +4,12 @@ A worker costs seconds of start-up CPU (imports, collection, its own board); it 
 only when tests spend their time waiting for answers, and a worker that waits needs no core.
 So: serial when the server answers within a few milliseconds (the bundled server, a server on
 the same machine or network), more workers the farther away it is, never more than MAX_WORKERS
-nor two per core, and no more than `--rate-limit` can keep busy. `--workers N` (or `-n N`
+nor four per core, and no more than `--rate-limit` can keep busy. `--workers N` (or `-n N`
 after `--`) decides instead. Each worker also keeps up to MAX_IN_FLIGHT requests in flight
-where tests are independent (boardcert.concurrency), so few are needed: at 100 ms, with
-requests in flight, 4 workers took 33.0 s where 8 took 51.0 s and 2 took 46.5 s
-(benchmarks/parallel.py, 2 cores, load 4.8); before requests went in flight, 8 workers took
-72 s where 4 took 101 s.
+where tests are independent (boardcert.concurrency). Measured at 100 ms
+(benchmarks/parallel.py --default-run --also-workers 6 8, 2 cores, idle): 8 workers 20.4 s,
+6 22.3 s, 4 23.6 s; on a machine busy with other runs (load 4.8) 4 did better (33.0 s, 8
+51.0 s): workers cost start-up CPU.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from boardcert.errors import ConfigError
 
 SERIAL_BELOW = 0.010  # seconds of round trip under which workers cost more than they save
 PER_WORKER = 0.0075  # one more worker per this much round trip
-MAX_WORKERS = 4  # each keeps MAX_IN_FLIGHT requests in flight where tests are independent
-PER_CORE = 2
+MAX_WORKERS = 8
+PER_CORE = 4
 MAX_IN_FLIGHT = 8  # requests a test process keeps in flight where tests are independent
 RULE = (f"chosen from the round trip of the preflight's requests: serial below "
         f"{SERIAL_BELOW * 1000:.0f} ms, else one worker per {PER_WORKER * 1000:g} ms, 2 to "

@@ -56,7 +56,7 @@ def ahead(request: pytest.FixtureRequest, kind: str, job: Job[T], plan: Plan,
 def _batch(item: pytest.Item, plan: Plan, built: dict[Hashable, Any]) -> dict[Hashable, Job[Any]]:
     """The set-ups to build side by side, this test's first."""
     jobs: dict[Hashable, Job[Any]] = {}
-    for other in concurrency.pending(item, lambda other: other is item or will_run(other)):
+    for other in concurrency.pending(item, lambda other: True):
         found = _planned(other, plan)
         if found is not None and found[0] not in built and found[0] not in jobs:
             jobs[found[0]] = found[1]
@@ -96,11 +96,3 @@ def own(request: pytest.FixtureRequest, job: Job[T]) -> T:
         return (item.nodeid, job) if name in getattr(item, "fixturenames", ()) else None
 
     return ahead(request, f"fixture {name}", job, plan)
-
-
-def will_run(item: pytest.Item) -> bool:
-    """Not skipped before set-up by a skip mark (a --read-only run marks them so)."""
-    if item.get_closest_marker("skip") is not None:
-        return False
-    return not any(mark.args and all(arg is True for arg in mark.args)
-                   for mark in item.iter_markers("skipif"))

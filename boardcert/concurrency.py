@@ -163,11 +163,28 @@ def _module(nodeid: str) -> str:
 
 
 def pending(item: pytest.Item, wanted: Callable[[pytest.Item], Any]) -> list[pytest.Item]:
-    """The companions of `item` from it onwards for which `wanted` is true: what a batch made
-    for `item` may compute ahead (earlier ones have run already)."""
+    """`item` and the companions after it that will run and for which `wanted` is true: what a
+    batch made for `item` may compute ahead (earlier ones have run already)."""
     found = companions(item)
     start = next((i for i, other in enumerate(found) if other is item), 0)
-    return [other for other in found[start:] if wanted(other)]
+    return [other for other in found[start:]
+            if (other is item or will_run(other)) and wanted(other)]
+
+
+def will_run(item: pytest.Item) -> bool:
+    """Not skipped before set-up by a skip mark (a --read-only run marks them so)."""
+    if item.get_closest_marker("skip") is not None:
+        return False
+    return not any(mark.args and all(arg is True for arg in mark.args)
+                   for mark in item.iter_markers("skipif"))
+
+
+def upcoming(request: pytest.FixtureRequest) -> list[tuple[pytest.Item, dict[str, Any]]]:
+    """This test and the companions of its module that run after it (`pending`), with their
+    parameters: what a module's batch is made for."""
+    return [(item, item.callspec.params if hasattr(item, "callspec") else {})
+            for item in pending(request.node,
+                                lambda item: getattr(item, "module", None) is request.module)]
 
 
 @dataclass
@@ -208,9 +225,7 @@ def pending_values(request: pytest.FixtureRequest, parameter: str) -> list[Any]:
     """The values of `parameter` of this test and the companions after it (`pending`) of its
     module that are not skipped, in order, once each: the cases a module's batch makes."""
     found: list[Any] = []
-    for item in pending(request.node, lambda item: item.get_closest_marker("skip") is None
-                        and getattr(item, "module", None) is request.module):
-        given = item.callspec.params if hasattr(item, "callspec") else {}
+    for _, given in upcoming(request):
         if parameter in given and given[parameter] not in found:
             found.append(given[parameter])
     return found

@@ -341,20 +341,12 @@ def _answered(reading: concurrency.Done[Any]) -> bool:
     return reading.error is None and status == 200
 
 
-def _ahead(request: pytest.FixtureRequest) -> list[tuple[pytest.Item, dict[str, Any]]]:
-    """This test and the companions of this module that run after it in this process
-    (concurrency.pending), with their parameters; not those skipped."""
-    return [(item, item.callspec.params if hasattr(item, "callspec") else {})
-            for item in concurrency.pending(request.node, lambda item: item.get_closest_marker(
-                "skip") is None and getattr(item, "module", None) is request.module)]
-
-
 def _boards_needed(request: pytest.FixtureRequest, built: bool, unlisted_spoil: bool) -> int:
     """How many boards the tests from this one on build, one after another, against a server
     that accepts the key and refuses requests without it (the unlisted operations too, unless
     `unlisted_spoil`)."""
     needed = 0
-    for item, params in _ahead(request):
+    for item, params in concurrency.upcoming(request):
         name, number = getattr(item, "originalname", ""), params.get("number")
         if name == test_unlisted_operation_without_key_is_recorded.__name__:
             uses, keeps = True, not unlisted_spoil
@@ -372,7 +364,7 @@ def _pending(request: pytest.FixtureRequest) -> list[tuple[int, str]]:
     """The (operation, variant) pairs whose outcome this test and the companions that run
     after it in this process need (concurrency.pending), in order, once each."""
     pairs: dict[tuple[int, str], None] = {}
-    for item, params in _ahead(request):
+    for item, params in concurrency.upcoming(request):
         if "variant" in params:
             pairs[(params["number"], params["variant"])] = None
         elif getattr(item, "originalname", "") == test_key_rejection_status_is_recorded.__name__:

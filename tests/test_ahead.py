@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import os
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from faults import Result, Variant, certify
+from faults import Result, Variant
 from faults.asgi import Forward, Handler, Request, Response
 from faults.edits import on, refuse
 from faults.exchanges import read
+from faults.harness import at_each_in_flight
 from test_auth_batch import BY_NAME as AUTH_VARIANTS
 
 from boardcert.paths import SUITES
@@ -76,27 +76,13 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], tupl
     """The board-building modules against a late reference server, one that refuses every
     card, one whose op 13 fails and one that answers 503 while busy, one request at a time
     and IN_FLIGHT at once."""
-    root = tmp_path_factory.mktemp("ahead")
     watches = {n: Watch() for n in (1, IN_FLIGHT)}
-    plan = [*((f"late-{n}", Variant("late", "late", None, w.make), n)
-              for n, w in watches.items()),
-            *((f"{name}-{n}", variant, n) for n in (1, IN_FLIGHT)
-              for name, variant in (("refusing", REFUSING), ("failing", FAILING))),
-            ("busy-503", AUTH_VARIANTS["one-at-a-time"], IN_FLIGHT)]
-    width = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
-    with pytest.MonkeyPatch.context() as env, ThreadPoolExecutor(width) as pool:
-        env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(TESTS),
-                                                               os.environ.get("PYTHONPATH")])))
-        futures = {}
-        for name, variant, in_flight in plan:
-            directory = root / name
-            directory.mkdir()
-            select = SELECTED.get(variant.name, SELECT)
-            futures[(name, in_flight)] = directory, pool.submit(
-                certify, variant, directory, select="",
-                extra=(*select, "--in-flight", str(in_flight)))
-        found = {key: (future.result(), directory / "report")
-                 for key, (directory, future) in futures.items()}
+    found = at_each_in_flight(
+        {**{("late", n): Variant("late", "late", None, w.make) for n, w in watches.items()},
+         **{(name, n): variant for n in (1, IN_FLIGHT)
+            for name, variant in (("refusing", REFUSING), ("failing", FAILING))},
+         ("busy-503", IN_FLIGHT): AUTH_VARIANTS["one-at-a-time"]},
+        tmp_path_factory.mktemp("ahead"), SELECT, SELECTED)
     found[("watches", 0)] = watches  # type: ignore[assignment]
     return found
 
@@ -128,9 +114,9 @@ def test_boards_are_built_side_by_side_and_each_test_shows_its_own(runs):
     # As many projects as serially: none for a test deselected (UNSELECTED) or done already.
     assert watches[1].created == watches[IN_FLIGHT].created
     assert not watches[1].projects and not watches[IN_FLIGHT].projects
-    serial, side_by_side = (read(runs[(f"late-{n}", n)][1]) for n in (1, IN_FLIGHT))
+    serial, side_by_side = (read(runs[("late", n)][1]) for n in (1, IN_FLIGHT))
     assert serial.keys() == side_by_side.keys() and len(serial) > 100
-    assert _shown(runs[(f"late-{IN_FLIGHT}", IN_FLIGHT)][1]) == _shown(runs[("late-1", 1)][1])
+    assert _shown(runs[("late", IN_FLIGHT)][1]) == _shown(runs[("late", 1)][1])
     for key, (_, report) in runs.items():  # jobs ask pytest for no fixture (faults.main_thread)
         assert key[1] == 0 or not (report / "off-thread.txt").exists(), \
             (report / "off-thread.txt").read_text()
@@ -146,16 +132,16 @@ def test_verdict_is_the_same_side_by_side(runs):
     serial run's: against the late reference, against a server that refuses every card (its
     set-up errors are the same), one whose op 13 answers 500 (a call of test_general's
     made ahead that failed) and one that answers 503 while busy."""
-    late, refusing = runs[("late-1", 1)][0], runs[("refusing-1", 1)][0]
+    late, refusing = runs[("late", 1)][0], runs[("refusing", 1)][0]
     assert late.statuses and "failed" not in late.statuses.values(), late.summary()
-    for result in (runs[(f"late-{IN_FLIGHT}", IN_FLIGHT)][0], runs[("busy-503", IN_FLIGHT)][0]):
+    for result in (runs[("late", IN_FLIGHT)][0], runs[("busy-503", IN_FLIGHT)][0]):
         assert (result.verdict, result.statuses) == (late.verdict, late.statuses), \
             result.summary()
     assert list(refusing.statuses.values()).count("not assessed") > 20, refusing.summary()
-    failing = runs[("failing-1", 1)][0]
+    failing = runs[("failing", 1)][0]
     assert failing.failed() == ["COLUMN-RENAME", "OPERATION-IMPLEMENTED"], failing.summary()
     for name, serial in (("refusing", refusing), ("failing", failing)):
-        side_by_side = runs[(f"{name}-{IN_FLIGHT}", IN_FLIGHT)][0]
+        side_by_side = runs[(name, IN_FLIGHT)][0]
         assert (side_by_side.verdict, side_by_side.statuses) == (serial.verdict,
                                                                  serial.statuses), \
             side_by_side.summary()
@@ -165,7 +151,7 @@ def test_verdict_is_the_same_side_by_side(runs):
 def test_a_failed_set_up_gets_the_serial_evidence(runs, name, at_least):
     """A board whose card the server refuses, or a call made ahead that answered 500, is made
     again one request at a time for its test: the same requests and statuses as serially."""
-    serial, side_by_side = (_shown(runs[(f"{name}-{n}", n)][1]) for n in (1, IN_FLIGHT))
+    serial, side_by_side = (_shown(runs[(name, n)][1]) for n in (1, IN_FLIGHT))
     assert side_by_side == serial
     assert len([t for t, x in serial.items() if x and x[-1][2] == 500]) >= at_least
 

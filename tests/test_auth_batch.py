@@ -13,7 +13,7 @@ import pytest
 from faults import CONFORMANT, FAULTS, Result, Variant
 from faults.catalogue import ONE_AT_A_TIME, acts_then_401
 from faults.exchanges import read, sent
-from faults.harness import at_each_in_flight, outcomes
+from faults.harness import at_each_in_flight, same_both_ways
 
 from boardcert import spec
 
@@ -44,11 +44,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], tupl
 def test_verdict_is_the_same_side_by_side(name, runs):
     """The verdict, each requirement's status and each test's outcome with requests side by
     side are the serial run's; the faults are flagged both ways."""
-    serial, side_by_side = runs[(name, 1)][0], runs[(name, IN_FLIGHT)][0]
-    assert serial.statuses, serial.summary()
-    assert (side_by_side.verdict, side_by_side.statuses) == (serial.verdict, serial.statuses), \
-        side_by_side.summary()
-    assert outcomes(runs[(name, IN_FLIGHT)][1]) == outcomes(runs[(name, 1)][1])
+    serial = same_both_ways(runs, name, IN_FLIGHT)
     requirement = BY_NAME[name].requirement
     failed = [i for i in serial.failed() if i.startswith("AUTH-")]
     assert requirement in failed if requirement else not failed, serial.summary()

@@ -18,7 +18,7 @@ from faults.asgi import Forward, Handler, Request, Response
 from faults.catalogue import ONE_AT_A_TIME
 from faults.edits import on
 from faults.exchanges import read, sent
-from faults.harness import at_each_in_flight, outcomes
+from faults.harness import at_each_in_flight, outcomes, same_both_ways
 
 ERRORS_ONLY = ("-k", "test_errors or test_removed_paths or test_limits", "-p",
                "faults.exchanges")
@@ -77,11 +77,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], tupl
 def test_verdict_is_the_same_side_by_side(name, runs):
     """The verdict, each requirement's status and each test's outcome with requests side by
     side are the serial run's; the faults are flagged both ways."""
-    serial, side_by_side = runs[(name, 1)][0], runs[(name, IN_FLIGHT)][0]
-    assert serial.statuses, serial.summary()
-    assert (side_by_side.verdict, side_by_side.statuses) == (serial.verdict, serial.statuses), \
-        side_by_side.summary()
-    assert outcomes(runs[(name, IN_FLIGHT)][1]) == outcomes(runs[(name, 1)][1])
+    serial = same_both_ways(runs, name, IN_FLIGHT)
     flagged = [BY_NAME[n].requirement for n in PAIRS.get(name, ())]
     assert set(flagged) <= set(serial.failed()) if flagged else not serial.failed(), \
         serial.summary()

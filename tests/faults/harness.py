@@ -115,10 +115,11 @@ def certify(variant: Variant, directory: Path, budget: str = "quick",
 
 
 def at_each_in_flight(variants: Mapping[tuple[str, int], Variant], root: Path,
-                      extra: tuple[str, ...]) -> dict[tuple[str, int], tuple[Result, Path]]:
-    """Each (name, in_flight) variant certified with `extra` and `--in-flight in_flight`, two
-    at a time (one under xdist), tests/ importable (`-p faults.exchanges`): each run's result
-    and report directory."""
+                      extra: tuple[str, ...], selected: Mapping[str, tuple[str, ...]] = {}
+                      ) -> dict[tuple[str, int], tuple[Result, Path]]:
+    """Each (name, in_flight) variant certified with `extra` (or its variant's `selected`
+    arguments) and `--in-flight in_flight`, two at a time (one under xdist), tests/ importable
+    (`-p faults.exchanges`): each run's result and report directory."""
     width = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
     tests = str(Path(__file__).parents[1])
     with pytest.MonkeyPatch.context() as env, ThreadPoolExecutor(width) as pool:
@@ -130,9 +131,21 @@ def at_each_in_flight(variants: Mapping[tuple[str, int], Variant], root: Path,
             directory.mkdir()
             futures[(name, in_flight)] = directory, pool.submit(
                 certify, variant, directory, select="",
-                extra=(*extra, "--in-flight", str(in_flight)))
+                extra=(*selected.get(variant.name, extra), "--in-flight", str(in_flight)))
         return {key: (future.result(), directory / "report")
                 for key, (directory, future) in futures.items()}
+
+
+def same_both_ways(runs: Mapping[tuple[str, int], tuple[Result, Path]], name: str,
+                   in_flight: int) -> Result:
+    """Asserts that the run of `name` with `in_flight` requests in flight has the verdict,
+    every requirement's status and every test's outcome of its run one at a time; that one."""
+    (serial, one), (side_by_side, many) = runs[(name, 1)], runs[(name, in_flight)]
+    assert serial.statuses, serial.summary()
+    assert (side_by_side.verdict, side_by_side.statuses) == (serial.verdict, serial.statuses), \
+        side_by_side.summary()
+    assert outcomes(many) == outcomes(one)
+    return serial
 
 
 def outcomes(report: Path) -> dict[str, tuple[str, list[str]]]:

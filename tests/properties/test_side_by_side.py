@@ -13,7 +13,7 @@ import pytest
 from faults import CONFORMANT, FAULTS, Result
 from faults.catalogue import ONE_AT_A_TIME
 from faults.exchanges import read, sent
-from faults.harness import at_each_in_flight, outcomes
+from faults.harness import at_each_in_flight, same_both_ways
 
 from boardcert import spec
 
@@ -38,11 +38,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], tupl
 def test_verdict_is_the_same_side_by_side(name, runs):
     """The verdict, every requirement's status and every test's outcome side by side are the
     serial run's; the fault is flagged both ways."""
-    serial, side_by_side = runs[(name, 1)][0], runs[(name, IN_FLIGHT)][0]
-    assert serial.statuses, serial.summary()
-    assert (side_by_side.verdict, side_by_side.statuses) == (serial.verdict, serial.statuses), \
-        side_by_side.summary()
-    assert outcomes(runs[(name, IN_FLIGHT)][1]) == outcomes(runs[(name, 1)][1])
+    serial = same_both_ways(runs, name, IN_FLIGHT)
     if name == "card-id-integer":
         assert BY_NAME[name].requirement in serial.failed(), serial.summary()
 

@@ -24,7 +24,6 @@ cases one at a time, so a fault gets exactly the serial verdict and evidence.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -110,9 +109,9 @@ IN_FLIGHT = pytest.StashKey[int]()
 
 
 def _decide(config: pytest.Config) -> int:
-    given = config.getoption("in_flight", None) or os.environ.get("BOARDCERT_IN_FLIGHT")
-    if given:
-        return workers.parse_in_flight(str(given))
+    given = workers.given_in_flight(config.getoption("in_flight", None))
+    if given is not None:
+        return given
     from boardcert.keys import CLIENT, TARGET
     from boardcert.target import users_server
 

@@ -15,11 +15,12 @@ that the last ones to finish are short. `--dist MODE` given to pytest decides in
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 import pytest
 from xdist.scheduler.loadscope import LoadScopeScheduling
+
+from boardcert import workers
 
 PROPERTIES = "test_properties.py::"  # the module whose items are units of their own
 STATEFUL = "::TestBoardWorkflow"  # its parts: TestBoardWorkflow, TestBoardWorkflow2, ...
@@ -59,10 +60,9 @@ def pytest_configure_node(node: Any) -> None:
 
 
 def given_in_flight(config: pytest.Config) -> int:
-    """The requests in flight given to the run (--in-flight, BOARDCERT_IN_FLIGHT, which
-    `boardcert run` sets); 1 when none is (a worker may still measure its own)."""
-    given = config.getoption("in_flight", None) or os.environ.get("BOARDCERT_IN_FLIGHT")
-    return int(given) if given and str(given).strip().isdigit() else 1
+    """The requests in flight given to the run; 1 when none is (a worker may still measure
+    its own)."""
+    return workers.given_in_flight(config.getoption("in_flight", None)) or 1
 
 
 def cost(nodeid: str, in_flight: int = 1) -> float:

@@ -11,14 +11,12 @@ summaries), then `failures`, `results`, `allure_results`, `junit`, `properties` 
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from boardcert.errors import ConfigError
 from boardcert.keys import LEDGERS, LEFT_BEHIND, TARGET
 from boardcert.options import add_to
-from boardcert.workers import parse_in_flight
+from boardcert.workers import given_in_flight
 
 # Registered in this order; pytest calls the later ones' hooks first, so the five at the end
 # run theirs before those of the first six (properties adds requirement markers before
@@ -62,9 +60,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     try:
         config.stash[TARGET] = resolve_target(config)
-        in_flight = config.getoption("in_flight") or os.environ.get("BOARDCERT_IN_FLIGHT")
-        if in_flight:
-            parse_in_flight(str(in_flight))
+        given_in_flight(config.getoption("in_flight"))  # checked now, for a plain error
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[LEDGERS] = []

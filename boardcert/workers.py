@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from boardcert.errors import ConfigError
+from boardcert.options import BY_DEST
 
 SERIAL_BELOW = 0.010  # seconds of round trip under which workers cost more than they save
 PER_WORKER = 0.0075  # one more worker per this much round trip
@@ -77,12 +79,21 @@ def in_flight(rtt: float | None, rate_limit: float | None = None, workers: int =
     return MAX_IN_FLIGHT
 
 
-def parse_in_flight(value: str) -> int:
-    """`--in-flight N` / BOARDCERT_IN_FLIGHT: a whole number from 1 to MAX_IN_FLIGHT."""
-    if not value.strip().isdigit() or not 1 <= int(value) <= MAX_IN_FLIGHT:
-        raise ConfigError(f"--in-flight {value!r} (BOARDCERT_IN_FLIGHT): expected a whole "
+def given_in_flight(flag: int | str | None, environ: Mapping[str, str] = os.environ) -> int | None:
+    """The requests in flight given to the run: `--in-flight N`, else its variable
+    (BOARDCERT_IN_FLIGHT, which `boardcert run` sets from the round trip); None when neither
+    is; a ConfigError naming both when it is not a whole number from 1 to MAX_IN_FLIGHT."""
+    value = flag if flag is not None and flag != "" else environ.get(IN_FLIGHT_ENV)
+    if value is None or value == "":
+        return None
+    text = str(value)
+    if not text.strip().isdigit() or not 1 <= int(text) <= MAX_IN_FLIGHT:
+        raise ConfigError(f"--in-flight {text!r} ({IN_FLIGHT_ENV}): expected a whole "
                           f"number from 1 to {MAX_IN_FLIGHT}")
-    return int(value)
+    return int(text)
+
+
+IN_FLIGHT_ENV = BY_DEST["in_flight"].env or ""
 
 
 def given(workers: int) -> Choice:

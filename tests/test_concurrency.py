@@ -93,9 +93,14 @@ def test_in_flight_is_chosen_from_the_round_trip_and_shared_by_the_rate_limit():
 
 @pytest.mark.parametrize("value", ["0", "9", "x", "-1", "1.5"])
 def test_a_wrong_in_flight_is_a_configuration_error_naming_the_flag(value):
-    """--in-flight outside 1..8 is refused with a message that names it."""
+    """--in-flight (or BOARDCERT_IN_FLIGHT) outside 1..8 is refused with a message that names
+    both; the flag wins over the variable; neither given is None."""
+    with pytest.raises(ConfigError, match="--in-flight .*BOARDCERT_IN_FLIGHT"):
+        workers.given_in_flight(value, {})
     with pytest.raises(ConfigError, match="--in-flight"):
-        workers.parse_in_flight(value)
+        workers.given_in_flight(None, {"BOARDCERT_IN_FLIGHT": value})
+    assert workers.given_in_flight("3", {"BOARDCERT_IN_FLIGHT": value}) == 3
+    assert workers.given_in_flight(None, {}) is None
 
 
 def _items(nodeids: list[str], workerinput: dict[str, Any] | None) -> list[Any]:

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from boardcert import workers
 from boardcert.cli.after_run import after_run, prepare_after_run
 from boardcert.cli.exits import (
     EXIT_FAILED,
@@ -35,7 +36,6 @@ from boardcert.options import BY_DEST
 from boardcert.redact import Redactor, short_key_warning
 
 KEY_ENV = BY_DEST["api_key"].env
-IN_FLIGHT_ENV = BY_DEST["in_flight"].env
 TIMED = 3  # requests after the preflight's that time the round trip (the fastest counts)
 
 
@@ -75,7 +75,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     variables = {KEY_ENV: api_key or None}
     in_flight = in_flight_choice(args, timing)
     if in_flight is not None:
-        variables[IN_FLIGHT_ENV] = str(in_flight)
+        variables[workers.IN_FLIGHT_ENV] = str(in_flight)
     print(f"boardcert: {args.workers_choice.reason}" + (
         f"; {in_flight} requests in flight where tests are independent"
         if in_flight and in_flight > 1 else ""), file=sys.stderr)
@@ -120,11 +120,7 @@ def check_target(args: argparse.Namespace, **given: Any) -> Any:
 def check_in_flight(given: int | None) -> None:
     """--in-flight (or BOARDCERT_IN_FLIGHT), checked here so that its errors read like the
     others."""
-    from boardcert.workers import parse_in_flight
-
-    value = given if given is not None else os.environ.get(IN_FLIGHT_ENV)
-    if value is not None and value != "":
-        parse_in_flight(str(value))
+    workers.given_in_flight(given)
 
 
 def check_budget(budget: str | None) -> None:
@@ -165,8 +161,6 @@ def check_first(target: Any, only_reachable: bool,
 def workers_choice(args: argparse.Namespace, extra: list[str], timing: list[float]) -> Any:
     """How many test workers: --workers, else `-n` after `--` (pytest's, left as given), else
     chosen from the round trip of the preflight's requests (none timed: the bundled server)."""
-    from boardcert import workers
-
     if args.workers is not None:
         return workers.given(args.workers)
     if _workers_in(extra):
@@ -177,9 +171,7 @@ def workers_choice(args: argparse.Namespace, extra: list[str], timing: list[floa
 def in_flight_choice(args: argparse.Namespace, timing: list[float]) -> int | None:
     """Requests each test process keeps in flight (boardcert.concurrency), chosen from the
     round trip; None when --in-flight or BOARDCERT_IN_FLIGHT decides (or nothing was timed)."""
-    from boardcert import workers
-
-    if args.in_flight is not None or os.environ.get(IN_FLIGHT_ENV) or not timing:
+    if workers.given_in_flight(args.in_flight) is not None or not timing:
         return None
     return workers.in_flight(workers.round_trip(timing), args.rate_limit,
                              args.workers_choice.workers)
@@ -187,8 +179,6 @@ def in_flight_choice(args: argparse.Namespace, timing: list[float]) -> int | Non
 
 def plan_workers(args: argparse.Namespace, extra: list[str], base_url: str) -> str:
     """What --plan says of the workers (it contacts nothing, so it gives the rule)."""
-    from boardcert import workers
-
     if args.workers is not None or _workers_in(extra) or not base_url:
         return workers_choice(args, extra, []).reason
     return workers.RULE

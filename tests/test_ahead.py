@@ -1,8 +1,8 @@
 """Boards built ahead of the tests that use them (boardcert.ahead, issue 16): with requests in
 flight side by side, the set-ups of the board-building modules go up concurrently, each test
 shows the requests that built its own board (as one at a time), nothing is left behind, and
-the verdict and every requirement's status are the serial run's, also against a server whose
-card factory refuses and one that copes badly with concurrency."""
+the verdict, every requirement's status and every test's outcome are the serial run's, also
+against a server whose card factory refuses and one that copes badly with concurrency."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from faults import Result, Variant
 from faults.asgi import Forward, Handler, Request, Response
 from faults.edits import on, refuse
 from faults.exchanges import read
-from faults.harness import at_each_in_flight
+from faults.harness import at_each_in_flight, outcomes, same_both_ways
 from test_auth_batch import BY_NAME as AUTH_VARIANTS
 
 from boardcert.paths import SUITES
@@ -128,23 +128,19 @@ def test_boards_are_built_side_by_side_and_each_test_shows_its_own(runs):
 
 
 def test_verdict_is_the_same_side_by_side(runs):
-    """The verdict and each requirement's status with boards built side by side are the
-    serial run's: against the late reference, against a server that refuses every card (its
-    set-up errors are the same), one whose op 13 answers 500 (a call of test_general's
-    made ahead that failed) and one that answers 503 while busy."""
-    late, refusing = runs[("late", 1)][0], runs[("refusing", 1)][0]
+    """The verdict, each requirement's status and each test's outcome with boards built side
+    by side are the serial run's: against the late reference, against a server that refuses
+    every card (its set-up errors are the same), one whose op 13 answers 500 (a call of
+    test_general's made ahead that failed) and one that answers 503 while busy."""
+    late = same_both_ways(runs, "late", IN_FLIGHT)
     assert late.statuses and "failed" not in late.statuses.values(), late.summary()
-    for result in (runs[("late", IN_FLIGHT)][0], runs[("busy-503", IN_FLIGHT)][0]):
-        assert (result.verdict, result.statuses) == (late.verdict, late.statuses), \
-            result.summary()
+    busy, busy_report = runs[("busy-503", IN_FLIGHT)]
+    assert (busy.verdict, busy.statuses) == (late.verdict, late.statuses), busy.summary()
+    assert outcomes(busy_report) == outcomes(runs[("late", 1)][1])
+    refusing = same_both_ways(runs, "refusing", IN_FLIGHT)
     assert list(refusing.statuses.values()).count("not assessed") > 20, refusing.summary()
-    failing = runs[("failing", 1)][0]
+    failing = same_both_ways(runs, "failing", IN_FLIGHT)
     assert failing.failed() == ["COLUMN-RENAME", "OPERATION-IMPLEMENTED"], failing.summary()
-    for name, serial in (("refusing", refusing), ("failing", failing)):
-        side_by_side = runs[(name, IN_FLIGHT)][0]
-        assert (side_by_side.verdict, side_by_side.statuses) == (serial.verdict,
-                                                                 serial.statuses), \
-            side_by_side.summary()
 
 
 @pytest.mark.parametrize(("name", "at_least"), [("refusing", 15), ("failing", 2)])

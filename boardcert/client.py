@@ -329,7 +329,7 @@ class Client:
     def _exchange(self, request: httpx.Request, exchange: Exchange, started: float) -> None:
         __tracebackhide__ = True
         # Straight to the transport: Client.send's auth, redirect, cookie and event-hook
-        # machinery cost a third of a request's CPU, and none of it applies (no redirect is
+        # machinery cost a fifth of a request's CPU, and none of it applies (no redirect is
         # followed). iter_bytes still decodes a Content-Encoding, as through the client.
         response = self._http._transport_for_url(request.url).handle_request(request)
         response.request = request

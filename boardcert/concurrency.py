@@ -19,13 +19,15 @@ change; a board of a test's own), a module computes what the tests of its unit n
 
 A batch is checked before it is used: if anything in it is unexpected (a request not
 rejected, a state that changed, a 5xx, no answer), the module throws it away and does those
-cases one at a time, so a fault gets exactly the serial verdict and evidence.
+cases one at a time, so a fault gets exactly the serial verdict and evidence. `Outcomes` keeps
+that bookkeeping: each case made once, a batch tried once for each, and a kept batch's
+exchanges aside until the first test that judges the case adopts them.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -36,6 +38,7 @@ from boardcert import workers
 from boardcert.client import Client, Exchange
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass
@@ -228,3 +231,52 @@ def pending_values(request: pytest.FixtureRequest, parameter: str) -> list[Any]:
         if parameter in given and given[parameter] not in found:
             found.append(given[parameter])
     return found
+
+
+class Outcomes(Generic[K, T]):
+    """Each case's outcome, made once for every test that judges it (`get`). With more than one
+    request in flight the first test to ask for a case neither made nor tried runs a batch
+    that takes the pending tests' cases (`fresh`: each tried once) and keeps their outcomes
+    only if it went as expected (`keep`, `keep_between`); the rest, and everything serially,
+    are made one at a time. A kept outcome's exchanges wait aside until the first test that
+    judges it adopts them (its evidence, Allure steps and JUnit data)."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.made: dict[K, T] = {}
+        self.tried: set[K] = set()  # cases a batch was made for
+        self.unadopted: dict[K, list[Exchange]] = {}  # a kept batch's, for the first to judge
+
+    def get(self, request: pytest.FixtureRequest, key: K, one: Callable[[], T],
+            batch: Callable[[], object]) -> T:
+        """The outcome of `key`: made before, or kept from a batch (its exchanges adopted now),
+        or made now by `one`. With more than one request in flight, `batch` runs first for a
+        case neither made nor tried."""
+        if key not in self.made and key not in self.tried and in_flight(request.config) > 1:
+            batch()
+        if key not in self.made:
+            self.made[key] = one()
+        self.client.adopt(self.unadopted.pop(key, []))
+        return self.made[key]
+
+    def fresh(self, keys: Iterable[K]) -> list[K]:
+        """The keys neither made nor tried, in order, once each: a batch's cases (now tried)."""
+        found = [key for key in dict.fromkeys(keys)
+                 if key not in self.made and key not in self.tried]
+        self.tried.update(found)
+        return found
+
+    def keep(self, key: K, value: T, exchanges: list[Exchange]) -> None:
+        """A batch's outcome of `key` (as expected), with the exchanges its first test adopts."""
+        self.made[key], self.unadopted[key] = value, list(exchanges)
+
+    def keep_between(self, keys: Sequence[K], batch: Between | None, value: Callable[[int], T],
+                     shown: Callable[[int], list[Exchange]] | None = None) -> bool:
+        """Whether `batch` (`between`, a request for each key, in order) went as expected; if
+        so each key's outcome is `value(i)` and its first test adopts `shown(i)` (by default
+        its request between the readings)."""
+        if batch is None or not batch.as_expected:
+            return False
+        for index, key in enumerate(keys):
+            self.keep(key, value(index), (shown or batch.shown)(index))
+        return True

@@ -20,7 +20,7 @@ import pytest
 from boardcert import concurrency, expect
 from boardcert.api import Api
 from boardcert.board import Board, placeholders, project_state, unique
-from boardcert.client import Client, Exchange
+from boardcert.client import Client
 from boardcert.config import Profile, fill
 from boardcert.expect import Outcome
 from boardcert.removed import REMOVED, RemovedPath
@@ -33,36 +33,27 @@ class Calls:
     def __init__(self, api: Api, client: Client, profile: Profile, build: Any) -> None:
         self.api, self.client, self.profile, self.build = api, client, profile, build
         self.board: Board | None = None
-        self.outcomes: dict[str, Outcome] = {}
-        self.unadopted: dict[str, list[Exchange]] = {}  # a batch's, for the first test to judge
-        self.tried: set[str] = set()  # calls a batch was made for
+        self.outcomes: concurrency.Outcomes[str, Outcome] = concurrency.Outcomes(client)
 
     def outcome(self, removed: RemovedPath, request: pytest.FixtureRequest) -> Outcome:
-        found = removed.test_id
-        if found not in self.outcomes and found not in self.tried \
-                and concurrency.in_flight(request.config) > 1:
-            self.batch(request)
-        if found not in self.outcomes:
-            self.outcomes[found] = self._call(removed)
-        self.client.adopt(self.unadopted.pop(found, []))
-        return self.outcomes[found]
+        return self.outcomes.get(request, removed.test_id, partial(self._call, removed),
+                                 partial(self.batch, request))
 
     def batch(self, request: pytest.FixtureRequest) -> None:
         """The calls this test and its companions still need, side by side between one reading
         of the project before and one after. Kept when every call got a 4xx and the project
         read back the same; else thrown away, and the board built again for the calls made one
-        at a time. Tried once for each call."""
-        pending = [r for r in concurrency.pending_values(request, "removed")
-                   if r.test_id not in self.outcomes and r.test_id not in self.tried]
-        self.tried.update(r.test_id for r in pending)
-        if len(pending) < 2:
+        at a time."""
+        pending = {r.test_id: r for r in concurrency.pending_values(request, "removed")}
+        ids = self.outcomes.fresh(pending)
+        if len(ids) < 2:
             return
         if self.board is None:
             self.board = self.build()  # as the first call would, in this test
         board, made = self.board, {}
-        for removed in pending:
+        for test_id in ids:
             try:
-                made[removed.test_id] = removed.request(self.values(board))
+                made[test_id] = pending[test_id].request(self.values(board))
             except Exception:  # noqa: BLE001 - its tests find out why, one at a time
                 continue
         batch = concurrency.between(
@@ -70,15 +61,10 @@ class Calls:
             [partial(self.client.request, method, path, json=body)
              for method, path, body in made.values()],
             concurrency.in_flight(request.config), lambda state: state["status"] == 200)
-        if batch is None:
-            return  # nothing sent yet: one at a time, as serially
-        if not batch.as_expected:
+        if batch is not None and not self.outcomes.keep_between(
+                list(made), batch, lambda i: Outcome(batch.sent[i].value, batch.before.value,
+                                                     batch.after.value)):
             self.board = None  # the batch may have changed it: serially, a board of its own
-            return
-        for index, test_id in enumerate(made):
-            self.outcomes[test_id] = Outcome(batch.sent[index].value, batch.before.value,
-                                             batch.after.value)
-            self.unadopted[test_id] = batch.shown(index)
 
     def _call(self, removed: RemovedPath) -> Outcome:
         if self.board is None:

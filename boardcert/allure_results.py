@@ -17,6 +17,8 @@ without `--alluredir`).
   in any result (tracebacks show paths relative to the rootdir).
 
 Hooks, not autouse fixtures, so that Allure shows no set-up or tear-down of boardcert's own.
+Labels, parameters and steps are put on the test's result directly (allure.dynamic would go
+through allure's hooks for each); allure-pytest's listener is boardcert.allure_listener's.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ from boardcert.report.render import request_text, response_text
 from boardcert.results import _redactor as run_redactor  # the run's one key mask
 from boardcert.target import exchanges_of
 
+pytest_plugins = ["boardcert.allure_listener"]  # allure-pytest's listener, its bookkeeping cheaper
+
 SEVERITY = {"MUST": "critical", "SHOULD": "normal", "INFO": "trivial"}
 FEATURES_SHOWN = 3  # a test of more operations is one feature, not one per operation
 SEVERAL = "across operations"
@@ -58,20 +62,28 @@ def _enabled(config: pytest.Config) -> bool:
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
     """Before allure-pytest computes the historyId (after its teardown): parameters and
-    labels; after it: the marker tags dropped."""
-    if not _enabled(item.config):
+    labels, put on the test's result as allure.dynamic would (without its hooks); after it:
+    the marker tags dropped."""
+    listener = item.config.pluginmanager.get_plugin("allure_listener")
+    test = listener.allure_logger.get_test(None) if listener is not None else None
+    if test is None:
         return (yield)
-    import allure
+    from allure_commons.model2 import Label, Parameter
+    from allure_commons.utils import represent
 
     for name, value in parameters(item).items():
-        allure.dynamic.parameter(name, value)
-    for name, values in labels(item).items():
-        allure.dynamic.label(name, *values)
-    record_exchanges(item)
+        shown = next((p for p in test.parameters if p.name == name), None)
+        if shown is not None:
+            shown.value = represent(value)
+        else:
+            test.parameters.append(Parameter(name=name, value=represent(value)))
+    test.labels += [Label(name, value) for name, values in labels(item).items()
+                    for value in values]
+    record_exchanges(item, listener.allure_logger, test)
     try:
         return (yield)
     finally:
-        _drop_marker_tags(item)
+        _drop_marker_tags(item, test)
 
 
 def parameters(item: pytest.Item) -> dict[str, Any]:
@@ -108,7 +120,7 @@ def labels(item: pytest.Item) -> dict[str, list[str]]:
     }
 
 
-def record_exchanges(item: pytest.Item) -> None:
+def record_exchanges(item: pytest.Item, logger: Any, test: Any) -> None:
     """The test's exchanges as steps of its Allure result; the failure's own (its evidence)
     marked failed, broken for a test that broke; a failed test's steps with their request and
     response attached."""
@@ -116,10 +128,6 @@ def record_exchanges(item: pytest.Item) -> None:
     from allure_commons.types import AttachmentType
     from allure_commons.utils import now
 
-    logger = item.config.pluginmanager.get_plugin("allure_listener").allure_logger
-    test = logger.get_test(None)
-    if test is None:
-        return
     properties = dict(item.user_properties)
     evidence = json.loads(properties.get("evidence") or "[]")
     failing = "broken" if properties.get("outcome") == "error" else "failed"
@@ -129,31 +137,30 @@ def record_exchanges(item: pytest.Item) -> None:
             for e in exchanges_of(item)]
     shown = [x for n, x in enumerate(made) if n >= len(made) - STEPS_SHOWN or x in evidence]
     if len(shown) < len(made):
-        logger.start_step(test.uuid, step := uuid.uuid4().hex, TestStepResult(
+        test.steps.append(TestStepResult(
             name=f"{len(made) - len(shown)} earlier exchanges (not shown)", status="skipped",
             start=now(), stop=now()))
-        logger.stop_step(step)
     shown += [x for x in evidence if x not in made]  # schemathesis sent it, or an earlier test
     for x in shown:
         started = now()
         target = urlsplit(x["url"])
         path = target.path + (f"?{target.query}" if target.query else "")
-        logger.start_step(test.uuid, step := uuid.uuid4().hex, TestStepResult(
+        step = TestStepResult(
             name=f"{x['method']} {path} -> {x['status'] or 'no response'}",
             status=failing if x in evidence else "passed", start=started,
-            stop=started + round(x.get("elapsed_ms") or 0)))
-        for name, text in (("request", request_text), ("response", response_text)) * attach:
+            stop=started + round(x.get("elapsed_ms") or 0))
+        if not attach:  # what allure's reporter would do, without its bookkeeping
+            test.steps.append(step)
+            continue
+        logger.start_step(test.uuid, step_uuid := uuid.uuid4().hex, step)
+        for name, text in (("request", request_text), ("response", response_text)):
             logger.attach_data(uuid.uuid4().hex, text(x), name=name,
-                               attachment_type=AttachmentType.TEXT, parent_uuid=step)
-        logger.stop_step(step)
+                               attachment_type=AttachmentType.TEXT, parent_uuid=step_uuid)
+        logger.stop_step(step_uuid)
 
 
-def _drop_marker_tags(item: pytest.Item) -> None:
+def _drop_marker_tags(item: pytest.Item, result: Any) -> None:
     """The tags allure-pytest makes of the markers boardcert adds (`op16`, requirement ids)."""
-    listener = item.config.pluginmanager.get_plugin("allure_listener")
-    result = listener.allure_logger.get_test(None) if listener is not None else None
-    if result is None:
-        return
     added = {*requirement_ids(item), *(f"op{n}" for n in item_operations(item))}
     result.labels = [label for label in result.labels
                      if not (label.name == "tag" and label.value in added)]

@@ -132,7 +132,8 @@ def test_a_server_that_will_not_make_a_card_leaves_the_test_not_assessed(pyteste
 
 
 PLUGIN_MODULES = {"plugin", "keys", "markers", "target", "cleanup", "fixtures", "plan",
-                  "reporters", "failures", "results", "allure_results", "junit"}
+                  "reporters", "failures", "results", "allure_results", "allure_listener",
+                  "junit"}
 
 
 def test_suites_import_no_plugin_internals():

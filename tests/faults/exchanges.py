@@ -18,16 +18,16 @@ from boardcert.target import exchanges_of
 FILE = "exchanges.jsonl"
 _SENT = [0]
 _LOCK = threading.Lock()
-_send = httpx.Client.send
+_send = httpx.HTTPTransport.handle_request  # boardcert.client sends straight to the transport
 
 
-def _counted(self: httpx.Client, *args: Any, **kwargs: Any) -> httpx.Response:
+def _counted(self: httpx.HTTPTransport, *args: Any, **kwargs: Any) -> httpx.Response:
     with _LOCK:
         _SENT[0] += 1
     return _send(self, *args, **kwargs)
 
 
-httpx.Client.send = _counted  # type: ignore[method-assign]
+httpx.HTTPTransport.handle_request = _counted  # type: ignore[method-assign]
 STARTED = pytest.StashKey[int]()
 
 

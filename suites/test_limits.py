@@ -136,26 +136,23 @@ class Renames:
     def __init__(self, api: Api, make_card: Any, column: tuple[Made, Made],
                  lone_card: Any) -> None:
         self.api, self.make_card, self.column, self.lone_card = api, make_card, column, lone_card
-        self.done: dict[str, Outcome] = {}
-        self.unadopted: dict[str, list[Exchange]] = {}  # a batch's, for the first test to judge
-        self.tried: set[str] = set()  # cases a batch was made for
+        self.done: concurrency.Outcomes[str, Outcome] = concurrency.Outcomes(api.client)
 
     def outcome(self, case_id: str, request: pytest.FixtureRequest) -> Outcome:
         """The case's outcome; with more than one request in flight, first those of the tests
         this process runs together, of the same kind, side by side."""
-        width = concurrency.in_flight(request.config)
-        if case_id not in self.done and case_id not in self.tried and width > 1:
-            kind = ACCEPTED if case_id in ACCEPTED else REJECTED
-            ids = [i for i in concurrency.pending_values(request, "case_id")
-                   if i in kind and i not in self.done and i not in self.tried]
-            self.tried.update(ids)
-            if len(ids) > 1:
-                (self.batch_accepted if kind is ACCEPTED else self.batch_rejected)(ids, width)
-        if case_id not in self.done:
-            self.done[case_id] = self.accepted(case_id) if case_id in ACCEPTED \
-                else self.rejected(case_id)
-        self.api.client.adopt(self.unadopted.pop(case_id, []))
-        return self.done[case_id]
+        kind, one = (ACCEPTED, self.accepted) if case_id in ACCEPTED else \
+            (REJECTED, self.rejected)
+        return self.done.get(request, case_id, partial(one, case_id),
+                             partial(self.batch, kind, request))
+
+    def batch(self, kind: dict[str, Any], request: pytest.FixtureRequest) -> None:
+        """The pending cases of `kind` neither made nor tried, side by side if more than one."""
+        ids = self.done.fresh(i for i in concurrency.pending_values(request, "case_id")
+                              if i in kind)
+        if len(ids) > 1:
+            (self.batch_accepted if kind is ACCEPTED else self.batch_rejected)(
+                ids, concurrency.in_flight(request.config))
 
     def accepted(self, case_id: str) -> Outcome:
         """A name at the limit on a card in a project of its own (long names swell reads)."""
@@ -184,7 +181,7 @@ class Renames:
                and d.value.unreadable is None and d.value.after == ACCEPTED[i][0]
                for i, d in zip(ids, done, strict=True)):
             for case_id, d in zip(ids, done, strict=True):
-                self.done[case_id], self.unadopted[case_id] = d.value, d.exchanges
+                self.done.keep(case_id, d.value, d.exchanges)
 
     def batch_rejected(self, ids: list[str], width: int) -> None:
         """A card each and a known name each (side by side), then the bad renames side by side
@@ -208,13 +205,10 @@ class Renames:
             [partial(rename, self.api, card, REJECTED[i][0])
              for card, i in zip(cards, ids, strict=True)],
             width, lambda names: names == shown)
-        if batch is None or not batch.as_expected:
-            return  # one at a time, on cards of their own
-        for index, case_id in enumerate(ids):
-            self.done[case_id] = Outcome(batch.sent[index].value, known[index],
-                                         batch.after.value[cards[index].id])
-            self.unadopted[case_id] = [*made[index].exchanges, *named[index].exchanges,
-                                       *batch.shown(index)]
+        self.done.keep_between(  # if not as expected: one at a time, on cards of their own
+            ids, batch, lambda i: Outcome(batch.sent[i].value, known[i],
+                                          batch.after.value[cards[i].id]),
+            lambda i: [*made[i].exchanges, *named[i].exchanges, *batch.shown(i)])
 
     def _read_after(self, outcome: Outcome, card: Made) -> None:
         try:

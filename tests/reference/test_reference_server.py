@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -72,6 +74,17 @@ def test_serve_chooses_the_key(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     server_module.serve()
     assert keys[:2] == ["given", "from-env"]
     assert capsys.readouterr().out == f"API key: {keys[2]}\n" and len(keys[2]) >= 20
+
+
+def test_the_server_process_does_not_import_httpx() -> None:
+    """What the server's own process imports (its command, uvicorn, the app) leaves httpx out:
+    only the suite's side, waiting for it, sends requests (httpx took 40 ms of the child's
+    start-up CPU)."""
+    code = ("import sys, uvicorn, boardcert.reference.__main__, boardcert.reference.app; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('httpx', 'httpcore')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, cwd=PACKAGE.parents[1])
+    assert done.stdout.strip() == "[]"
 
 
 def test_reference_imports_nothing_from_the_suite() -> None:

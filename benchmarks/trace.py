@@ -32,7 +32,8 @@ def _counted(send: Any) -> Any:
     return wrapper
 
 
-httpx.Client.send = _counted(httpx.Client.send)  # type: ignore[method-assign]
+httpx.HTTPTransport.handle_request = _counted(  # type: ignore[method-assign]
+    httpx.HTTPTransport.handle_request)  # where boardcert.client sends (not Client.send)
 requests.Session.send = _counted(requests.Session.send)  # type: ignore[method-assign]
 
 

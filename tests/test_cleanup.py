@@ -177,6 +177,7 @@ def test_plan_without_base_url_starts_no_reference_server(pytester, monkeypatch)
 
     monkeypatch.setattr(boardcert.reference.server, "start", tripped)
     monkeypatch.setattr(httpx.Client, "send", tripped)
+    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", tripped)  # boardcert.client's
     result = pytester.runpytest_inprocess(
         "-p", "boardcert.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT), "--plan",
         *MODULES)

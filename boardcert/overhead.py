@@ -14,19 +14,20 @@
   each test (some 1800 files a run), each created while the test waits. `AllureWriter`
   serializes them as allure-pytest does, merges the containers of the same tests (a test's
   own fixtures: one container with all their set-ups and tear-downs, which Allure shows
-  alike) and creates the files on a thread of their own, off the tests' path; all are on
-  disk before the session's end reads them (boardcert.allure_results).
+  alike) and has a process of its own create the files, off the tests' path (on a thread, the
+  writer took the interpreter's lock each time a test waited on the server); all are on disk
+  before the session's end reads them (boardcert.allure_results).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import json
 import os
-import queue
+import subprocess
 import sys
-import threading
 import uuid
 import warnings
 from pathlib import Path
@@ -75,27 +76,52 @@ def pytest_runtestloop(session: pytest.Session) -> None:
 WRITER = pytest.StashKey["AllureWriter"]()
 
 
+# The process that saves them: reads `<name> <length>\n<bytes>` items and saves each as
+# AllureFileLogger does (a temporary name, then renamed); says what it could not save at the end.
+_SAVER = """
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)  # pytest's process ends it (end of its input)
+directory, source, errors = sys.argv[1], sys.stdin.buffer, []
+while header := source.readline():
+    name, size = header.decode().split()
+    body = source.read(int(size))
+    try:
+        with open(os.path.join(directory, name + ".tmp"), "wb") as out:
+            out.write(body)
+        os.replace(os.path.join(directory, name + ".tmp"), os.path.join(directory, name))
+    except OSError as exc:
+        errors.append(f"{name}: {exc}")
+print(*errors[:5], *([f"and {len(errors) - 5} more"] if len(errors) > 5 else []), sep="\\n",
+      file=sys.stderr)
+"""
+
+
 class AllureWriter:
-    """Writes allure-pytest's result and container files on a thread: the same file names
-    and JSON as allure_commons.logger.AllureFileLogger, which hands each item to `write`."""
+    """Writes allure-pytest's result and container files through a process of its own: the
+    same file names and JSON as allure_commons.logger.AllureFileLogger, which hands each item
+    to `write`. (A thread of this process competed with the tests for the interpreter's lock:
+    each time a test waited on the server, the writer could take the lock, and the test waited
+    for it again.)"""
 
     def __init__(self, directory: Path, root: Path | None = None) -> None:
         self.directory = directory
         self.root = root  # the directories of this machine are replaced as files are saved
         self.written: set[str] = set()  # names of the files saved (with those replaced)
-        self._queue: queue.SimpleQueue[tuple[str, str] | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = threading.Thread(
-            target=self._run, name="boardcert-allure-writer", daemon=True)
-        self._thread.start()
         self.errors: list[str] = []
         self._containers: dict[tuple[str, ...], list[Any]] = {}  # by their tests, not written
+        self._open = True
+        self._saver: subprocess.Popen[bytes] | None = None
+        with contextlib.suppress(OSError):  # else this process saves them
+            self._saver = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _SAVER, str(directory)],
+                stdin=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=1 << 16)
 
     def write(self, item: Any) -> None:
-        """What AllureFileLogger._report_item does, the file created on the writer's thread;
+        """What AllureFileLogger._report_item does, the file saved by the writer's process;
         containers wait for the result of their test (its fixtures' containers come first)."""
         from allure_commons.model2 import TestResult, TestResultContainer
 
-        if isinstance(item, TestResultContainer) and self._thread is not None:
+        if isinstance(item, TestResultContainer) and self._open:
             self._containers.setdefault(tuple(item.children), []).append(item)
             return
         if isinstance(item, TestResult):
@@ -118,31 +144,36 @@ class AllureWriter:
         indent = 4 if os.environ.get("ALLURE_INDENT_OUTPUT") else None
         name = item.file_pattern.format(prefix=uuid.uuid4())
         text = json.dumps(item, default=_attributes, indent=indent, ensure_ascii=False)
-        if self._thread is None:  # after close(): at once
-            self._save(name, text)
-        else:
-            self._queue.put((name, text))
+        if self.root is not None:
+            text = without_machine_paths(text, self.root)
+            self.written.add(name)
+        if self._saver is not None and self._saver.stdin is not None and self._open:
+            data = text.encode("utf8")
+            try:
+                self._saver.stdin.write(b"%s %d\n%s" % (name.encode(), len(data), data))
+                return
+            except OSError as exc:  # it ended: this process saves the rest
+                self.errors.append(f"the writer's process ended early ({exc}): results before "
+                                   f"{name} may be missing")
+                self._saver = None
+        self._save(name, text)
 
     def close(self) -> None:
         """Wait until every file is written; from then on `write` writes at once."""
         for children in list(self._containers):  # fixtures shared by several tests
             self._merged(children)
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            self._queue.put(None)
-            thread.join()
-
-    def _run(self) -> None:
-        while (job := self._queue.get()) is not None:
+        self._open = False
+        saver, self._saver = self._saver, None
+        if saver is not None:
             try:
-                self._save(*job)
-            except OSError as exc:  # said at the end, as allure-pytest would have raised it
-                self.errors.append(f"{job[0]}: {exc}")
+                said = saver.communicate()[1].decode(errors="replace")
+            except OSError as exc:
+                said = f"the writer's process ended early: {exc}"
+            self.errors += [line for line in said.splitlines() if line.strip()]
+            if saver.returncode and not said:
+                self.errors.append(f"the writer's process ended with {saver.returncode}")
 
     def _save(self, name: str, text: str) -> None:
-        if self.root is not None:
-            text = without_machine_paths(text, self.root)
-            self.written.add(name)
         temporary = self.directory / f"{name}.tmp"
         temporary.write_text(text, encoding="utf8")
         os.replace(temporary, self.directory / name)

@@ -6,11 +6,13 @@ A small module of tests that use fixtures every way the listener must follow (se
 module and function scopes, an overridden fixture, parametrization, fixtures asked for
 during set-up and during the call, failing set-ups and tear-downs, steps and attachments,
 failed, broken and skipped tests) runs twice, with allure-pytest's listener and with
-boardcert's, and the two allure-results are compared (tests/allure_shown.py).
+boardcert's, and the two allure-results are compared (tests/allure_shown.py). And the
+writer that saves the files through a process of its own (boardcert.overhead.AllureWriter).
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -143,3 +145,29 @@ def test_the_lean_listener_shows_what_allure_pytests_own_shows(tmp_path):
     assert any(f[1] == "broken" for f in tests["test_tear_down_fails"]["afters"])
     assert tests["test_parametrized[3]"]["steps"][0]["attachments"][0]["content"] == "body 3"
     assert ("operation", "3") in tests["test_parametrized[3]"]["labels"]
+
+
+def test_the_writer_saves_every_file_through_its_process_and_says_what_it_could_not(tmp_path):
+    """boardcert.overhead.AllureWriter: once closed, every result is on disk with the
+    containers of its test merged into one and no directory of the machine; none left half
+    written; a file it could not save is said (an error of the run), not raised."""
+    from allure_commons.model2 import TestBeforeResult, TestResult, TestResultContainer
+
+    from boardcert.overhead import AllureWriter
+    from boardcert.paths import ROOT
+
+    writer = AllureWriter(tmp_path, ROOT)
+    for uuid, name in (("c1", "api"), ("c2", "board")):
+        writer.write(TestResultContainer(uuid=uuid, children=["t1"],
+                                         befores=[TestBeforeResult(name=name)]))
+    writer.write(TestResult(uuid="t1", name="test", description=f"see {ROOT}/suites/x.py"))
+    writer.close()
+    results = [json.loads(p.read_text()) for p in tmp_path.glob("*-result.json")]
+    containers = [json.loads(p.read_text()) for p in tmp_path.glob("*-container.json")]
+    assert [r["description"] for r in results] == ["see suites/x.py"]
+    assert [[b["name"] for b in c["befores"]] for c in containers] == [["api", "board"]]
+    assert len(list(tmp_path.iterdir())) == 2 and writer.errors == []
+    gone = AllureWriter(tmp_path / "gone")
+    gone.write(TestResult(uuid="t2", name="test"))
+    gone.close()
+    assert len(gone.errors) == 1 and "No such file" in gone.errors[0], gone.errors

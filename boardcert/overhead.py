@@ -35,7 +35,7 @@ from typing import Any
 
 import pytest
 
-from boardcert.paths import without_machine_paths
+from boardcert.paths import machine_paths
 
 # Frozen as this module is imported, before the plugin modules that import Hypothesis and
 # schemathesis: both call gc.collect() (and gc.get_referrers) as they are imported
@@ -106,6 +106,7 @@ class AllureWriter:
     def __init__(self, directory: Path, root: Path | None = None) -> None:
         self.directory = directory
         self.root = root  # the directories of this machine are replaced as files are saved
+        self._paths = machine_paths(root) if root is not None else []  # worked out once
         self.written: set[str] = set()  # names of the files saved (with those replaced)
         self.errors: list[str] = []
         self._containers: dict[tuple[str, ...], list[Any]] = {}  # by their tests, not written
@@ -145,7 +146,8 @@ class AllureWriter:
         name = item.file_pattern.format(prefix=uuid.uuid4())
         text = json.dumps(item, default=_attributes, indent=indent, ensure_ascii=False)
         if self.root is not None:
-            text = without_machine_paths(text, self.root)
+            for path, shown in self._paths:  # paths.without_machine_paths, the paths known
+                text = text.replace(path, shown)
             self.written.add(name)
         if self._saver is not None and self._saver.stdin is not None and self._open:
             data = text.encode("utf8")

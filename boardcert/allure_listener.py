@@ -83,10 +83,12 @@ class LeanListener(AllureListener):
     def _update_fixtures_children(self, item: pytest.Item) -> None:
         """The test a child of the container of each fixture it uses (a container made for a
         fixture that has none yet), as allure-pytest does."""
-        uuid = self._cache.get(item.nodeid)
         request = getattr(item, "_request", None)
-        asked = getattr(request, "_fixture_defs", None)
-        state = (uuid, len(asked or ()), self._cache.dropped, len(self._cache._items))
+        asked = getattr(request, "_fixture_defs", None)  # name -> definition, once asked for
+        if asked is None or not hasattr(item, "_fixtureinfo"):  # not a pytest.Function
+            return super()._update_fixtures_children(item)
+        uuid = self._cache.get(item.nodeid)
+        state = (uuid, len(asked), self._cache.dropped, len(self._cache._items))
         if state == self._updated:  # nothing set up, torn down or asked for since
             return
         self._updated = state
@@ -106,11 +108,9 @@ class LeanListener(AllureListener):
                 linked.add(group_uuid)
                 group.children.append(uuid)
 
-    def _fixturedefs(self, item: pytest.Item, asked: dict[str, Any] | None) -> list[Any]:
+    def _fixturedefs(self, item: Any, asked: dict[str, Any]) -> list[Any]:
         """What allure_pytest.listener._test_fixtures gives: the definitions of each fixture
         name of the test's closure, then of those asked for besides."""
-        if asked is None or not hasattr(item, "_fixtureinfo"):
-            return []
         info, parent = item._fixtureinfo, item.parent
         found = self._definitions.get((id(info), id(parent)))
         if found is None:

@@ -96,17 +96,15 @@ class LeanListener(AllureListener):
         if test != uuid:
             self._linked = (uuid, linked := set())
         logger = self.allure_logger
+        items = logger._items.thread_context  # the reporter's items of this thread
         for fixturedef in self._fixturedefs(item, asked):
             group_uuid = self._cache.get(fixturedef)
-            if group_uuid:
-                group = logger.get_item(group_uuid)
-            else:
+            if not group_uuid:
                 group_uuid = self._cache.push(fixturedef)
-                group = TestResultContainer(uuid=group_uuid)
-                logger.start_group(group_uuid, group)
+                logger.start_group(group_uuid, TestResultContainer(uuid=group_uuid))
             if group_uuid not in linked:
                 linked.add(group_uuid)
-                group.children.append(uuid)
+                items[group_uuid].children.append(uuid)
 
     def _fixturedefs(self, item: Any, asked: dict[str, Any]) -> list[Any]:
         """What allure_pytest.listener._test_fixtures gives: the definitions of each fixture

@@ -163,11 +163,17 @@ def test_each_schemathesis_operation_is_its_own_allure_test(faulty_run):
 
 
 def test_allure_labels_mean_something_and_no_internal_fixture_shows(faulty_run):
-    """The state machine is one feature, not one per operation; no marker tags; no set-up or
-    tear-down of boardcert's own (hooks, not autouse fixtures)."""
+    """Every test has its epic, feature, story per requirement, requirement, operation, level,
+    severity and tag; the state machine is one feature, not one per operation; no marker tags;
+    no set-up or tear-down of boardcert's own (hooks, not autouse fixtures)."""
     out = faulty_run["dir"]
     for result in allure_results(out):
         labels = [(label["name"], label["value"]) for label in result["labels"]]
+        named = {n for n, _ in labels}
+        assert {"epic", "feature", "story", "requirement", "operation", "level", "severity",
+                "tag"} <= named, (result["name"], labels)
+        stories = [v.split(":")[0] for n, v in labels if n == "story"]
+        assert stories == [v for n, v in labels if n == "requirement"], result["name"]
         features = [v for n, v in labels if n == "feature"]
         assert len(features) <= 3, (result["name"], features)
         assert not [v for n, v in labels if n == "tag" and v.startswith("op")], result["name"]

@@ -13,6 +13,7 @@ writer that saves the files through a process of its own (boardcert.overhead.All
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -117,8 +118,9 @@ def run(directory: Path, lean: bool) -> dict:
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                "--rootdir", str(directory), "--alluredir", str(directory / "results"),
                *(["-p", "boardcert.allure_listener"] if lean else [])]
-    done = subprocess.run(command, cwd=directory, capture_output=True, text=True, timeout=60,
-                          check=False)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BOARDCERT_"))}
+    done = subprocess.run(command, cwd=directory, env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
     assert "2 failed, 8 passed, 1 skipped, 2 errors" in done.stdout, done.stdout + done.stderr
     made_by = (directory / "listener.txt").read_text()
     assert made_by == ("LeanListener" if lean else "AllureListener")

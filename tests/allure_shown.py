@@ -11,7 +11,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-PATTERNS = [(re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
+# The tear-down wrapper's frame first: in a checkout under /tmp its path is <tmp> after that.
+PATTERNS = [(re.compile(r'  File "[^"]*(allure_commons/_allure|boardcert/allure_listener)\.py", '
+                        r"line \d+, in \w+\n.*\n( *\^+\n)?"), "  <tear-down wrapper>\n"),
+            (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
             (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:<port>"),
             (re.compile(r"0x[0-9a-f]{6,}"), "0x<address>"),
             (re.compile(r"/tmp/[^\s'\"]+"), "<tmp>"),
@@ -20,10 +23,7 @@ PATTERNS = [(re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-
             (re.compile(r"\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT"), "<date>"),
             (re.compile(r"\b\d+(\.\d+)? ?ms\b"), "<ms>"),
             (re.compile(r"(x-schemathesis-testcaseid: )\w+"), r"\1<id>"),
-            (re.compile(r'("userToken": ?")[^"]+'), r"\1<token>"),  # the server's random tokens
-            # the frame of the wrapper that times a tear-down: allure-pytest's or boardcert's
-            (re.compile(r'  File "[^"]*(allure_commons/_allure|boardcert/allure_listener)\.py", '
-                        r"line \d+, in \w+\n.*\n( *\^+\n)?"), "  <tear-down wrapper>\n")]
+            (re.compile(r'("userToken": ?")[^"]+'), r"\1<token>")]  # the server's tokens
 
 
 

@@ -200,9 +200,8 @@ class Sent:
         self.api, self.ledger, self.build = api, ledger, build
         self._board: Board | None = None
         self._unbuilt: BaseException | None = None  # why the board could not be built
-        self.outcomes: dict[str, expect.Outcome] = {}
-        self.unadopted: dict[str, list[Exchange]] = {}  # a batch's, for the first test to judge
-        self.tried: set[str] = set()  # cases a batch was made for
+        self.outcomes: concurrency.Outcomes[str, expect.Outcome] = \
+            concurrency.Outcomes(api.client)
 
     def board(self) -> Board:
         """The board (built on first use; a failure to build it is raised again, as a module
@@ -218,19 +217,17 @@ class Sent:
         return self._board
 
     def outcome(self, case_id: str, request: pytest.FixtureRequest) -> expect.Outcome:
-        if case_id not in self.outcomes and case_id not in self.tried \
-                and concurrency.in_flight(request.config) > 1:
-            self.batch(request)
-        if case_id in self.outcomes:
-            self.api.client.adopt(self.unadopted.pop(case_id, []))
-            return self.outcomes[case_id]
+        return self.outcomes.get(request, case_id, partial(self.one, case_id, request),
+                                 partial(self.batch, request))
+
+    def one(self, case_id: str, request: pytest.FixtureRequest) -> expect.Outcome:
+        """The case sent on its own, between readings of the project if it is watched."""
         s = SPECS[case_id]
         board = None if s.read_only else self.board()
         case = s.make(board, request)
         read = (lambda: project_state(self.api, board.project.id)) if s.watched else lambda: None
         done = expect.observed(lambda: send(self.api, case), read)
         done.created = "a project" if adopt(self.ledger, case, done.exchange) else None
-        self.outcomes[case_id] = done
         return done
 
     def batch(self, request: pytest.FixtureRequest) -> None:
@@ -240,10 +237,8 @@ class Sent:
         the board built again. If the only surprise was cases the server accepted (where the
         interface leaves the body open, a null body may be taken for none), the others go once
         more in a batch of their own on the new board; anything else, and every case is sent
-        one at a time. Tried once for each case."""
-        ids = [i for i in concurrency.pending_values(request, "case_id")
-               if i not in self.outcomes and i not in self.tried]
-        self.tried.update(ids)
+        one at a time."""
+        ids = self.outcomes.fresh(concurrency.pending_values(request, "case_id"))
         for _ in range(2):
             cases = self.cases(ids, request)  # may build the board: in this test's log
             batch = self.side_by_side(cases, request) if len(cases) > 1 else None
@@ -272,12 +267,11 @@ class Sent:
         for case, done in zip(cases.values(), batch.sent, strict=True):
             if done.value is not None:
                 adopt(self.ledger, case, done.value)
-        if batch.as_expected:
-            for index, case_id in enumerate(cases):
-                shared = SPECS[case_id].watched  # the readings its outcome rests on
-                self.outcomes[case_id] = expect.Outcome(batch.sent[index].value, *(
-                    (batch.before.value, batch.after.value) if shared else ()))
-                self.unadopted[case_id] = batch.shown(index, shared)
+        ids = list(cases)
+        watched = [SPECS[i].watched for i in ids]  # its outcome rests on the readings
+        self.outcomes.keep_between(ids, batch, lambda i: expect.Outcome(
+            batch.sent[i].value, *((batch.before.value, batch.after.value) if watched[i] else ())),
+            lambda i: batch.shown(i, watched[i]))
         return batch
 
     def cases(self, ids: list[str], request: pytest.FixtureRequest) -> dict[str, Case]:

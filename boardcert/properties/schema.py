@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,6 +10,7 @@ import schemathesis
 
 from boardcert import spec
 from boardcert.budget import BUDGETS, DEFAULT_SEED, Budget
+from boardcert.client import KEY_HEADER
 from boardcert.config import Profile
 from boardcert.paths import OPENAPI
 
@@ -26,6 +28,7 @@ RUN = _Run()
 SEED_OPTION = "hypothesis_seed"  # dest of Hypothesis's own --hypothesis-seed
 
 EXACT_BODY_OP, NAME_MAX = 16, 25000  # op 16: the operation whose body the interface makes exact
+ARENA_ID = "arena"  # every generated path id: the arena puts its own in (properties.arena)
 LABELS = {op.label: n for n, op in spec.operations().items()}
 
 
@@ -48,19 +51,31 @@ def load_schema() -> Any:
         # A rejection is any 4xx, whatever the status (policy, section 2).
         "checks": {"negative_data_rejection": {"expected-statuses": ["4XX"]},
                    "positive_data_acceptance": {"expected-statuses": ["2XX"]}},
+        # What the arena and the client replace is not generated: path ids (the arena's own),
+        # op 27's entityId (placed where the profile says) and the key (the client's).
+        "parameters": {f"path.{name}": ARENA_ID for name in path_parameters()}
+        | {"query.entityId": ARENA_ID},
+        "headers": {KEY_HEADER: ARENA_ID},
     }
     operations: list[dict[str, Any]] = []
     if not budget.coverage:  # op 16's boundaries (25000 / 25001) are worth it at any budget
         operations.append({"include-operation-id": spec.operation(EXACT_BODY_OP).operation_id,
                            "phases": {"coverage": {"enabled": True, "unexpected-methods": []}}})
-    few = max(2, budget.max_examples // 5)
-    if few < budget.max_examples:  # all they take is path ids, which the arena replaces
-        operations.append({"include-operation-id": [spec.operation(n).operation_id
-                                                    for n in without_body()],
-                           "generation": {"max-examples": few}})
-    if operations:
-        data["operations"] = operations
+    # All that operations without a body take is path ids, which the arena replaces: fewer
+    # cases, and none negative (nothing generated is left to negate).
+    operations.append({"include-operation-id": [spec.operation(n).operation_id
+                                                for n in without_body()],
+                       "generation": {"max-examples": min(budget.max_examples,
+                                                          max(2, budget.max_examples // 5)),
+                                      "mode": "positive"}})
+    data["operations"] = operations
     return schemathesis.openapi.from_path(OPENAPI, config=schemathesis.Config.from_dict(data))
+
+
+def path_parameters() -> set[str]:
+    """The names of every operation's path parameters."""
+    return {name for op in spec.operations().values()
+            for name in re.findall(r"{(\w+)}", op.path)}
 
 
 def without_body() -> list[int]:

@@ -17,6 +17,7 @@ from boardcert.properties.schema import LABELS, RUN, SEED_OPTION
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     # tryfirst: the seed must be in place before Hypothesis's plugin reads --hypothesis-seed.
+    only_the_seed()
     try:
         RUN.budget = parse_budget(config.getoption("budget", None))
     except ConfigError as exc:
@@ -29,6 +30,22 @@ def pytest_configure(config: pytest.Config) -> None:
         RUN.seed = int(given if given is not None else DEFAULT_SEED)
     except ValueError:
         raise pytest.UsageError(f"--hypothesis-seed {given!r}: expected an integer") from None
+
+
+def only_the_seed() -> None:
+    """What is generated comes from the spec and the seed alone. Hypothesis mixes the string
+    and number literals of "local" modules (outside site-packages and tests: boardcert's own,
+    some 560, run from a checkout or an editable install, not from a wheel) into what it
+    draws, and which modules were imported so far decides which: the same seed drew other
+    requests from a checkout than from an installed wheel, and after any change to a literal
+    anywhere in boardcert. (Scanning them also cost each run some 40 ms.)"""
+    try:
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants
+    except ImportError:  # moved in another Hypothesis: nothing to turn off
+        return
+    none = Constants()
+    providers._get_local_constants = lambda: none
 
 
 @pytest.hookimpl(trylast=True)

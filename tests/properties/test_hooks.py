@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -46,3 +49,19 @@ def test_the_seed_is_fixed_unless_given():
     finally:
         run.budget, run.seed = saved
 
+
+
+def test_generated_data_does_not_draw_on_boardcert_s_own_literals():
+    """Hypothesis would mix the literals of boardcert's modules (local in a checkout, not in a
+    wheel) into generated values; once the plugin is configured it has none to draw on. In a
+    child: it changes the process's Hypothesis."""
+    code = ("import boardcert.plugin, boardcert.properties\n"
+            "from hypothesis.internal.conjecture import providers\n"
+            "before = len(providers._get_local_constants().strings)\n"
+            "from boardcert.properties import hooks\n"
+            "hooks.only_the_seed()\n"
+            "print(before, len(providers._get_local_constants().strings))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, cwd=Path(__file__).resolve().parents[2])
+    before, after = done.stdout.split()
+    assert int(before) > 100 and int(after) == 0, done.stdout + done.stderr

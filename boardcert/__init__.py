@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import sys
 from importlib.metadata import PackageNotFoundError, version
+
+# httpx imports its command-line client (click, rich and pygments: 1% of a quick run's
+# instructions) unless that import fails, as it does without them: boardcert never runs it.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 try:
     __version__ = version("boardcert")

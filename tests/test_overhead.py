@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 from unittest import mock
 
 from _pytest import fixtures
@@ -23,3 +25,11 @@ def test_the_request_fixture_s_argument_names_are_known_without_its_signature():
 
     assert fixtures.getfuncargnames(fixture) == ("api", "ledger")
     assert fixtures.getfuncargnames(lambda request: request) == ("request",)
+
+
+def test_httpx_s_command_line_client_is_not_imported():
+    """boardcert's client imports httpx without its command-line client (click, rich)."""
+    code = "import sys, boardcert.client; print(sorted({'click', 'rich'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr

@@ -33,3 +33,13 @@ def test_httpx_s_command_line_client_is_not_imported():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_hypothesis_describes_lambdas_without_their_source_and_rewrites_filters_as_before():
+    """A strategy's text no longer names its lambdas by their source; Hypothesis still reads
+    a lambda's source to rewrite a filter (positive integers stay bounded below)."""
+    from hypothesis import strategies as st
+    from hypothesis.internal.filtering import get_integer_predicate_bounds
+
+    assert "<unknown>" in repr(st.integers().map(lambda x: x + 1))
+    assert get_integer_predicate_bounds(lambda x: x > 0).constraints == {"min_value": 1}

@@ -397,3 +397,32 @@ def test_requirements_show_every_operation_number_whole(capsys):
             else [int(part)])]
         assert shown == sorted(catalogue[req_id].operations), line
     assert len({len(line) - len(catalogue[line.split()[0]].title) for line in lines}) == 1
+
+
+def test_a_run_loads_only_the_pytest_plugins_it_needs(tmp_path):
+    """`boardcert run`'s pytest loads its own plugins and no other plugin of the environment
+    (anyio's is installed here, with boardcert's dependencies), and rewrites the asserts of
+    neither Hypothesis nor schemathesis (as pytest does for every distribution whose plugin it
+    loads by itself). In a child: plugins and imports are the process's."""
+    code = f"""
+import sys, pytest
+from boardcert.cli import session
+class Seen:
+    def pytest_configure(self, config):
+        self.names = {{name for name, _ in config.pluginmanager.list_name_plugin()}}
+seen = Seen()
+pytest.main([*session._pytest_setup(), "--collect-only", "-q", {str(tmp_path)!r}],
+            plugins=[seen])
+rewritten = [m for m in ("hypothesis.core", "schemathesis.schemas")
+             if "@py_assert" in str(sys.modules[m].__dict__.get("__cached__", ""))
+             or getattr(sys.modules[m], "__loader__", None).__class__.__name__
+             == "AssertionRewritingHook"]
+print(sorted(seen.names & {{"anyio", "xdist", "allure_pytest", "hypothesispytest",
+                            "schemathesis.pytest.plugin", "boardcert.plugin"}}), rewritten)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    said = done.stdout.strip().splitlines()
+    assert said and said[-1] == (
+        "['allure_pytest', 'boardcert.plugin', 'hypothesispytest', "
+        "'schemathesis.pytest.plugin', 'xdist'] []"), done.stdout + done.stderr

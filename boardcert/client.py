@@ -229,8 +229,10 @@ class Client:
             self._local.sink = before
 
     def adopt(self, exchanges: list[Exchange]) -> None:
-        """Exchanges made aside for the running test join the log, as if it had sent them."""
-        self.log.extend(exchanges)
+        """Exchanges made aside for the running test join the log, as if it had sent them (or,
+        in a thread that is itself inside `aside()`, that thread's list)."""
+        sink = getattr(self._local, "sink", None)
+        (self.log if sink is None else sink).extend(exchanges)
 
     @property
     def redactor(self) -> Redactor:

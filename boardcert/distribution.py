@@ -27,9 +27,19 @@ STATEFUL = "::TestBoardWorkflow"  # its parts: TestBoardWorkflow, TestBoardWorkf
 # Requests a test sends one after another, roughly (a run against the reference server): what
 # orders the units. With requests in flight (boardcert.concurrency) the suites' modules send
 # theirs in batches: "batched" per test.
-COST = {"stateful": 150, "property": 25, "test": 2, "batched": 0.5,
+COST = {"stateful": 75, "property": 25, "test": 2, "batched": 0.5,
         "in flight": 6,  # a property test side by side: its unit takes as long as its longest
         "unit": 20}  # each unit's own: its module's fixtures, its first batch
+# With requests in flight, what a module takes is the requests it still sends one after
+# another (boards built request by request, readings around batches), not how many tests it
+# has: its round trips, as measured at 100 ms per answer (benchmarks/parallel.py --trace:
+# seconds x 10). A module not named here: its tests, "batched".
+ROUND_TRIPS = {"test_auth.py": 72, "test_cards.py": 54, "test_general.py": 41,
+               "test_errors.py": 34, "test_plugins.py": 33, "test_rows.py": 33,
+               "test_limits.py": 25, "test_removed_paths.py": 17, "test_card_metadata.py": 16,
+               "test_projects.py": 15, "test_columns.py": 14, "test_exchange_code.py": 5,
+               STATEFUL: 45,  # a part of the stateful test (5 scenarios)
+               PROPERTIES: 55}  # a unit of property tests side by side (8: its longest)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -73,6 +83,17 @@ def cost(nodeid: str, in_flight: int = 1) -> float:
     return COST["test"] if in_flight <= 1 else COST["batched"]
 
 
+def unit_cost(scope: str, tests: Any, in_flight: int = 1) -> float:
+    """What a unit takes (in requests one after another): with requests in flight a module of
+    the suites its measured round trips (ROUND_TRIPS), else its tests' costs."""
+    if in_flight > 1:
+        kind = STATEFUL if STATEFUL in scope else PROPERTIES if PROPERTIES in scope or \
+            "test_properties.py#" in scope else scope.split("#", 1)[0].rsplit("/", 1)[-1]
+        if kind in ROUND_TRIPS:
+            return ROUND_TRIPS[kind]
+    return COST["unit"] + sum(cost(nodeid, in_flight) for nodeid in tests)
+
+
 def units(collection: list[str], workers: int, in_flight: int = 1) -> dict[str, str]:
     """Each test's unit of work: its own for a property test (with requests in flight, a run
     of `in_flight` of them, which go side by side); else its module, or for a
@@ -110,6 +131,16 @@ def units(collection: list[str], workers: int, in_flight: int = 1) -> dict[str, 
             before += spent
         found |= {nodeid: part[_parameters(nodeid)] for nodeid in tests}
     return found
+
+
+def _long(nodeid: str, found: dict[str, str]) -> bool:
+    """A test that takes long on its own: a stateful part, or the first property test of a
+    unit of them side by side (it runs the others' generated requests)."""
+    if STATEFUL in nodeid:
+        return True
+    unit = found.get(nodeid, "")
+    return PROPERTIES in nodeid and "#" in unit and \
+        next((n for n, u in found.items() if u == unit), None) == nodeid
 
 
 def _in_suites(module: str) -> bool:
@@ -167,12 +198,16 @@ class Longest(LoadScopeScheduling):
         return self.units.get(nodeid) or nodeid.split("::", 1)[0]
 
     def _assign_work_unit(self, node: Any) -> None:
-        """The longest unit left to an idle worker; to one still running its last test (it
-        needs the next to run it) the shortest: a long unit queued behind a stateful part
-        finished 4 s after the others at 100 ms."""
-        costs = {scope: COST["unit"] + sum(cost(nodeid, self.in_flight) for nodeid in tests)
+        """The longest unit left, but to a worker still running a long test of its own (a
+        stateful part, the first of a unit of property tests side by side), which needs the
+        next before it runs it, the shortest: a long unit queued behind a stateful part
+        finished 4 s after the others at 100 ms. (Queued behind a short test, the longest:
+        given the shortest each time, the long units were left for the end.)"""
+        costs = {scope: unit_cost(scope, tests, self.in_flight)
                  for scope, tests in self.workqueue.items()}
-        pick = min if self._pending_of(self.assigned_work[node]) else max
+        pending = [nodeid for tests in self.assigned_work.get(node, {}).values()
+                   for nodeid, done in tests.items() if not done]
+        pick = min if any(_long(nodeid, self.units) for nodeid in pending) else max
         chosen = pick(costs, key=costs.__getitem__)  # the first of equals: collection order
         self.workqueue.move_to_end(chosen, last=False)
         super()._assign_work_unit(node)

@@ -17,12 +17,14 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from boardcert import preflight
 from boardcert.api import Api
 from boardcert.client import Client
 from boardcert.config import NotAssessed, Target
@@ -41,14 +43,27 @@ class SharedDiscovery:
         self.config = config
         self.folder = Path(tempfile.mkdtemp(prefix="boardcert-discovery-"))
         self.path = self.folder / "discovery.json"
+        self.early: threading.Thread | None = None
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[WORKER_DISCOVERY] = str(self.path)
 
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """When `boardcert run` has checked the target already, the probes start now, while
+        pytest-xdist starts the workers (before its own sessionstart, trylast): in a thread of
+        their own, waiting on the server while the workers start (some 2 s at 100 ms)."""
+        target = self.config.stash[TARGET]
+        if self.wanted() and preflight.checked_before(target.base_url):
+            self.early = threading.Thread(target=self.probe, args=(target,), daemon=True,
+                                          name="boardcert-discovery")
+            self.early.start()
+
     @pytest.hookimpl(wrapper=True)
     def pytest_collection(self, session: pytest.Session) -> Any:
         result = yield  # the preflight first (boardcert.target): it may stop the run
-        if self.wanted():
+        if self.early is not None:
+            self.early.join()  # done before any test reaches a worker, as below
+        elif self.wanted():
             self.probe(self.config.stash[TARGET])
         return result
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from boardcert import properties
+from boardcert import concurrency, properties
 from boardcert.config import NotAssessed
 
 schema = properties.load_schema()
@@ -25,7 +25,7 @@ def arena(request: pytest.FixtureRequest, api, ledger) -> Iterator[properties.Ar
     """Where the generated requests point: a board made with the plugin's factories on first
     need, and victims for the deletes. If the server cannot give us a board, the cases that
     need it are not assessed (op 1 still runs)."""
-    made = properties.Arena(api, ledger)
+    made = properties.Arena(api, ledger, width=concurrency.in_flight(request.config))
     try:
         made.organization_id = request.getfixturevalue("organization_id")
         made.make = {kind: request.getfixturevalue(f"make_{kind}")
@@ -71,7 +71,7 @@ class Scenarios:
 
 def _workflow(number: int) -> type:
     """Part `number` of the stateful scenarios, a test of its own (the first keeps the name
-    TestBoardWorkflow; the standard budget has two parts, the thorough ten)."""
+    TestBoardWorkflow; the standard budget has four parts, the thorough twenty)."""
     machine = properties.workflow_part(BoardWorkflow, number)
     name = "TestBoardWorkflow" + (str(number) if number > 1 else "")
     part = type(name, (Scenarios, machine.TestCase), {"__doc__": Scenarios.__doc__,

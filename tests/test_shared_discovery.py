@@ -46,3 +46,41 @@ def test_a_worker_without_the_file_probes_itself(tmp_path):
                                            str(tmp_path / "none.json")})
     assert shared_discovery.read(missing, target) is None
     assert shared_discovery.read(SimpleNamespace(), target) is None
+
+
+def test_the_probes_start_while_the_workers_start_once_the_run_checked_the_target(monkeypatch):
+    """Under `boardcert run` (its preflight checked the target) the controller probes from its
+    session start, in a thread, and its collection waits for the probes; otherwise it probes
+    in its collection, after the preflight, as before."""
+    import threading
+
+    from boardcert import preflight
+    from boardcert.keys import TARGET
+
+    target, probed, released = _target(), [], threading.Event()
+
+    def probe(self, given):
+        probed.append(threading.current_thread().name)
+        released.wait(5)
+
+    monkeypatch.setattr(shared_discovery.SharedDiscovery, "probe", probe)
+    monkeypatch.setattr(shared_discovery.SharedDiscovery, "wanted", lambda self: True)
+    for checked in (True, False):
+        monkeypatch.setenv(preflight.CHECKED, target.base_url if checked else "")
+        probed.clear()
+        config = SimpleNamespace(stash={TARGET: target})
+        shared = shared_discovery.SharedDiscovery(config)
+        shared.pytest_sessionstart(None)
+        if checked:
+            shared.early.join(0.5)  # still waiting on the server, in its own thread
+        assert probed == (["boardcert-discovery"] if checked else [])
+        collecting = shared.pytest_collection(None)
+        next(collecting)  # pytest's own collection runs here
+        released.set()
+        try:
+            collecting.send(None)
+        except StopIteration:
+            pass
+        assert probed == (["boardcert-discovery"] if checked else ["MainThread"])
+        assert shared.early is None or not shared.early.is_alive()
+        released.clear()

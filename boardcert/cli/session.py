@@ -43,7 +43,8 @@ def plan_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
 
 # The pytest plugins a run loads, and no other of the environment's (by entry point name,
 # as pytest names them when it loads them itself; schemathesis's by module: see below).
-PLUGINS = ("xdist", "allure_pytest", "hypothesispytest", "schemathesis.pytest.plugin")
+PLUGINS = ("boardcert.startup",  # first: a worker waits for its turn before the others load
+           "xdist", "allure_pytest", "hypothesispytest", "schemathesis.pytest.plugin")
 
 
 def _pytest_setup() -> list[str]:

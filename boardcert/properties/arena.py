@@ -42,6 +42,7 @@ class Arena:
     organization_id: str | None = None
     make: dict[str, Callable[..., Any]] = field(default_factory=dict)  # the plugin's factories
     broken: str | None = None  # why the board cannot be made
+    width: int = 1  # requests in flight at once (boardcert.concurrency)
     project: Any = None
     row: Any = None
     columns: list[Any] = field(default_factory=list)
@@ -55,7 +56,7 @@ class Arena:
     _built: bool = False
 
     def __post_init__(self) -> None:
-        self.judge = Judge(self.api.client)
+        self.judge = Judge(self.api.client, self.width)
 
     def __repr__(self) -> str:
         return f"<Arena project={self.project.id if self.project else None}>"
@@ -345,9 +346,9 @@ class Arena:
         self.ledger.add("card", parent, projectId=path["projectId"], cardId=str(body["id"]))
 
 
-    def validate(self, case: Any, response: Any, info: CaseInfo) -> None:
+    def validate(self, case: Any, response: Any, info: CaseInfo, key: bool = True) -> None:
         """Run the checks on the answer (`Judge.validate`): a violation names requirements."""
-        self.judge.validate(case, response, info)
+        self.judge.validate(case, response, info, key)
 
 
 def _mix(profile_body: Any, generated: Any) -> Any:

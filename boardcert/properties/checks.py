@@ -5,15 +5,16 @@ key check that sends the request again without the key."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import schemathesis
 from schemathesis.core.failures import ServerError
 
-from boardcert import checks
+from boardcert import checks, concurrency
 from boardcert.board import unique
-from boardcert.client import Client
+from boardcert.client import Client, Exchange
 from boardcert.errors import ExchangeError
 from boardcert.properties.schema import operation_number
 from boardcert.properties.sending import resend
@@ -77,17 +78,16 @@ def _register(check: checks.Check) -> Callable[..., None]:
     return schemathesis.check(run)
 
 
-def key_required(client: Client) -> Callable[..., None]:
+def key_required(client: Client, width: int = 1) -> Callable[..., None]:
     """AUTH-KEY-REQUIRED, as a schemathesis check: a request that succeeded with the key, sent
     again (through the client) without it and with a wrong one, is refused with a 4xx each time
-    (any 4xx); a 5xx is NO-SERVER-ERROR."""
+    (any 4xx); a 5xx is NO-SERVER-ERROR. With more than one request in flight (`width`,
+    boardcert.concurrency) the two go side by side; judged in order, as one at a time."""
     def check(ctx: Any, response: Any, case: Any) -> None:
         if not 200 <= response.status_code < 300:
             return
-        for what, key in (("without X-API-Key", None), ("with a wrong X-API-Key", unique("no"))):
-            try:
-                probe = resend(client, response.request, key=key)
-            except ExchangeError:
+        for what, probe in _probes(client, response.request, width):
+            if probe is None:
                 return  # no answer proves nothing either way
             status = probe.status or 0
             if not 400 <= status < 500:  # the evidence: this request, not the one with the key
@@ -103,6 +103,27 @@ def key_required(client: Client) -> Callable[..., None]:
     check.__name__ = check.__qualname__ = KEY_CHECK
     check.probes = {}  # type: ignore[attr-defined]  # id(response) -> (it, the probe's exchange)
     return check
+
+
+def _probes(client: Client, request: Any, width: int) -> Iterator[tuple[str, Exchange | None]]:
+    """The request again without the key, then with a wrong one (None: no answer), each sent
+    once the one before was judged. Given a width, both go at once first, and are kept when
+    both were refused with a 4xx; anything else, and they are thrown away and sent again one
+    at a time (a server that copes badly with two at once is not blamed for it)."""
+    keys = (("without X-API-Key", None), ("with a wrong X-API-Key", unique("no")))
+    if width > 1:
+        done = concurrency.gather(client, [partial(resend, client, request, key=key)
+                                           for _, key in keys], width)
+        if all(job.error is None and 400 <= (job.value.status or 0) < 500 for job in done):
+            for (what, _), job in zip(keys, done, strict=True):
+                client.adopt(job.exchanges)  # the test shows them as its own, in order
+                yield what, job.value
+            return
+    for what, key in keys:
+        try:
+            yield what, resend(client, request, key=key)
+        except ExchangeError:
+            yield what, None
 
 
 KEY_CHECK = "boardcert_key_required"

@@ -211,20 +211,22 @@ class Judge:
     their failures into a violation of requirements, with the exchanges (the key masked)."""
 
     client: Client
+    width: int = 1  # requests in flight at once (boardcert.concurrency): the key check's two
     _auth_confirmed: set[int] = field(default_factory=set)
 
     @cached_property
     def key_check(self) -> Callable[..., None]:
-        return key_required(self.client)
+        return key_required(self.client, self.width)
 
-    def checks_for(self, number: int, info: CaseInfo) -> list[Callable[..., Any]]:
+    def checks_for(self, number: int, info: CaseInfo,
+                   key: bool = True) -> list[Callable[..., Any]]:
         found = [not_a_server_error, status_code_conformance]
         if spec.operation(number).body_shown:
             found += [content_type_conformance, response_schema_conformance]
         else:
             found.append(json_payload)
         found += [BOARDCERT_CHECKS[f"boardcert_{c.name}"][0] for c in checks.checks_for(number)]
-        if spec.operation(number).auth_required and number not in self._auth_confirmed:
+        if key and spec.operation(number).auth_required and number not in self._auth_confirmed:
             found.append(self.key_check)  # two probes per operation are enough
         if info.rejection:
             found.append(negative_data_rejection)
@@ -232,11 +234,13 @@ class Judge:
             found.append(positive_data_acceptance)
         return found
 
-    def validate(self, case: Any, response: Any, info: CaseInfo) -> None:
+    def validate(self, case: Any, response: Any, info: CaseInfo, key: bool = True) -> None:
+        """The checks on an answer; without `key`, no key check (the stateful test's: the
+        operations' own items and test_auth probe the key)."""
         number = operation_number(case)
         if number is None:
             return
-        chosen = self.checks_for(number, info)
+        chosen = self.checks_for(number, info, key)
         target = self.client.target
         try:
             case.validate_response(response, checks=chosen, headers={KEY_HEADER: target.api_key},

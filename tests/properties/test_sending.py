@@ -117,3 +117,38 @@ def test_the_key_check_resends_the_request_without_and_with_a_wrong_key(keyless,
     probes = [r for r in sent[1:] if r.headers.get("x-api-key") != KEY]
     assert probes and probes[0].headers.get("x-api-key") is None
     assert all(r.content == sent[0].content and r.url == sent[0].url for r in probes)
+
+
+@pytest.mark.parametrize(("keyless", "fails"), [(401, False), (200, True)])
+def test_with_requests_in_flight_the_key_check_sends_both_at_once_and_judges_as_serially(
+        keyless, fails):
+    """Given a width, the two requests go out at once; refused both, they are the test's own;
+    else they are thrown away and sent again one at a time, judged as serially (the first
+    that is not refused fails, and only the serial requests are the test's)."""
+    import threading
+
+    busy, most, lock = [0], [0], threading.Lock()
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        key = request.headers.get("x-api-key")
+        with lock:
+            busy[0] += 1
+            most[0] = max(most[0], busy[0])
+        time.sleep(0.05 if key != KEY else 0)
+        with lock:
+            busy[0] -= 1
+        status = 200 if key == KEY else keyless if key is None else 403
+        return httpx.Response(status, json={})
+
+    through, case = client(handler), rename("k")
+    answer = send(through, case)
+    check = key_required(through, width=2)
+    if fails:
+        with pytest.raises(AssertionError, match="without X-API-Key answered 200"):
+            check(None, answer, case)
+    else:
+        check(None, answer, case)
+    assert most[0] == 2
+    shown = [e.request_headers.get("x-api-key") for e in through.log]
+    assert shown == (["***", None] if fails else ["***", None, shown[2]]) and \
+        (fails or shown[2] not in (None, "***"))

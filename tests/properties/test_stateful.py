@@ -23,7 +23,7 @@ def test_the_workflow_does_not_depend_on_what_the_server_answered():
     with serving(busy_app(key)) as base_url:
         output = run_suite(base_url, key, "-k", "Workflow", budget="standard")
     assert output.startswith("exit 0"), output[-6000:]
-    assert "2 passed" in output and "Flaky" not in output, output[-6000:]  # its two parts
+    assert "4 passed" in output and "Flaky" not in output, output[-6000:]  # its four parts
 
 
 def test_a_failure_the_workflow_finds_still_fails():
@@ -58,9 +58,10 @@ def test_the_workflow_draws_from_the_run_s_seed_under_hypothesis_s_ci_profile():
 
 
 def test_the_scenarios_go_in_parts_each_from_a_seed_of_its_own():
-    """The standard budget's 20 scenarios are two tests of 10, drawn from the run's seed and
-    the next (reproducible, and never the same scenarios twice); the quick budget is one part;
-    the number follows the budget only. Run in a child: the budget is the process's."""
+    """The standard budget's 20 scenarios are four tests of 5, drawn from the run's seed and
+    the next ones (reproducible, and never the same scenarios twice); the quick budget's 6 are
+    two of 3; the number follows the budget only. Run in a child: the budget is the
+    process's."""
     code = ("import sys, hypothesis; from boardcert import properties; "
             "properties.RUN.budget = properties.BUDGETS[sys.argv[1]]; properties.RUN.seed = 7; "
             "m = properties.state_machine(properties.load_schema()); "
@@ -73,8 +74,8 @@ def test_the_scenarios_go_in_parts_each_from_a_seed_of_its_own():
         done = subprocess.run([sys.executable, "-c", code, budget], capture_output=True,
                               text=True, timeout=60)
         found[budget] = done.stdout.strip() or done.stderr
-    assert found == {"standard": "[(7, 10, False), (8, 10, False)]",
-                     "quick": "[(7, 6, False)]"}, found
+    assert found == {"standard": "[(7, 5, False), (8, 5, False), (9, 5, False), (10, 5, False)]",
+                     "quick": "[(7, 3, False), (8, 3, False)]"}, found
 
 
 def test_a_scenario_that_cannot_be_replayed_is_not_assessed():

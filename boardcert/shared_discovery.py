@@ -36,6 +36,62 @@ from boardcert.redact import Redactor
 WORKER_DISCOVERY = "boardcert_discovery"  # workerinput key: the file the controller writes
 
 
+class Probe:
+    """Discovery against the target in a thread of its own: what a worker's `discovery`
+    fixture would find, the organization, and what its clean-up could not delete. Started by
+    `boardcert run` once its preflight passed (`start`), else by the controller at its session
+    start; the controller waits for it before any test reaches a worker."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self.found: tuple[Discovery, str | None] | None = None
+        self.left_behind: list[Any] = []
+        self.thread = threading.Thread(target=self._run, daemon=True, name="boardcert-discovery")
+        self.thread.start()
+
+    def _run(self) -> None:
+        client = Client(self.target)
+        api = Api(client, self.target.profile)
+        ledger = Ledger(api)
+        organization: str | None = None
+        try:
+            organization = organization_of(api)
+            self.found = discover(api, ledger, organization), organization
+        except (NotAssessed, AssertionError) as exc:
+            why = str(exc) if isinstance(exc, NotAssessed) \
+                else f"discovery stopped: {str(exc).splitlines()[0]}"
+            self.found = Discovery(self.target.profile,
+                                   [Finding("organization", "not tried", None, why)]), None
+        except Exception:  # noqa: BLE001, S110 - the workers probe themselves
+            pass
+        finally:
+            # before any worker gets a test (the controller waits for this thread): its
+            # requests, paced at the whole --rate-limit, never overlap the workers'
+            try:
+                self.left_behind = ledger.clean_up()
+            finally:
+                client.close()
+
+    def wait(self, seconds: float | None = None) -> Probe:
+        self.thread.join(seconds)
+        return self
+
+
+STARTED: list[Probe] = []  # the probe `boardcert run` started before pytest, if any
+
+
+def start(target: Target) -> None:
+    """`boardcert run`: probe now, while pytest starts (its controller takes this probe)."""
+    STARTED[:] = [Probe(target)]
+
+
+def taken(base_url: str) -> Probe | None:
+    """The probe `boardcert run` started for this target, once (the controller takes it)."""
+    found = next((p for p in STARTED if p.target.base_url == base_url), None)
+    STARTED.clear()
+    return found
+
+
 class SharedDiscovery:
     """On the xdist controller: probes once, after the preflight, for all workers."""
 
@@ -43,29 +99,37 @@ class SharedDiscovery:
         self.config = config
         self.folder = Path(tempfile.mkdtemp(prefix="boardcert-discovery-"))
         self.path = self.folder / "discovery.json"
-        self.early: threading.Thread | None = None
+        self.early: Probe | None = None
 
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[WORKER_DISCOVERY] = str(self.path)
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        """When `boardcert run` has checked the target already, the probes start now, while
-        pytest-xdist starts the workers (before its own sessionstart, trylast): in a thread of
-        their own, waiting on the server while the workers start (some 2 s at 100 ms)."""
+        """When `boardcert run` has checked the target already, the probes are under way (it
+        started them) or start now, while pytest-xdist starts the workers (before its own
+        sessionstart, trylast): waiting on the server while the workers start."""
         target = self.config.stash[TARGET]
+        early = taken(target.base_url)
         if self.wanted() and preflight.checked_before(target.base_url):
-            self.early = threading.Thread(target=self.probe, args=(target,), daemon=True,
-                                          name="boardcert-discovery")
-            self.early.start()
+            self.early = early or Probe(target)
+        elif early is not None:
+            self.early = early  # not wanted after all: still waited for (its clean-up)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection(self, session: pytest.Session) -> Any:
         result = yield  # the preflight first (boardcert.target): it may stop the run
-        if self.early is not None:
-            self.early.join()  # done before any test reaches a worker, as below
-        elif self.wanted():
-            self.probe(self.config.stash[TARGET])
+        probe = self.early or (Probe(self.config.stash[TARGET]) if self.wanted() else None)
+        if probe is not None:
+            self.early = None
+            self.take(probe.wait())
         return result
+
+    def take(self, probe: Probe) -> None:
+        """What the probe found, written for the workers (nothing if it failed: each worker
+        then probes itself); what it could not delete, reported as a worker's would be."""
+        self.config.stash[LEFT_BEHIND].extend(probe.left_behind)
+        if probe.found is not None and self.wanted():
+            write(self.path, *probe.found, Redactor([probe.target.api_key]))
 
     def wanted(self) -> bool:
         from boardcert.target import _in_suites
@@ -75,37 +139,9 @@ class SharedDiscovery:
             and not (target.read_only or option.plan or option.collectonly) \
             and any(_in_suites(arg) for arg in self.config.args)
 
-    def probe(self, target: Target) -> None:
-        """Discovery as a worker's `discovery` fixture does it, written for the workers;
-        nothing written if it fails (each worker then probes itself)."""
-        client = Client(target)
-        api = Api(client, target.profile)
-        ledger = Ledger(api)
-        organization: str | None = None
-        found: Discovery | None = None
-        try:
-            organization = organization_of(api)
-            found = discover(api, ledger, organization)
-        except (NotAssessed, AssertionError) as exc:
-            why = str(exc) if isinstance(exc, NotAssessed) \
-                else f"discovery stopped: {str(exc).splitlines()[0]}"
-            found = Discovery(target.profile, [Finding("organization", "not tried", None, why)])
-        except Exception:  # noqa: BLE001, S110 - the workers probe themselves
-            pass
-        finally:
-            # before any worker gets a test: the controller's requests (paced at the whole
-            # --rate-limit) never overlap the workers' (each at its share)
-            self.clean_up(client, ledger)
-        if found is not None:
-            write(self.path, found, organization, Redactor([target.api_key]))
-
-    def clean_up(self, client: Client, ledger: Ledger) -> None:
-        try:
-            self.config.stash[LEFT_BEHIND].extend(ledger.clean_up())
-        finally:
-            client.close()
-
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.early is not None:  # the run ended before its collection: the probes' clean-up
+            self.early.wait(60)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

@@ -3,6 +3,7 @@ found reaches every worker whole, and a worker without it probes itself."""
 
 from __future__ import annotations
 
+import contextlib
 from types import SimpleNamespace
 
 from boardcert import shared_discovery
@@ -49,38 +50,43 @@ def test_a_worker_without_the_file_probes_itself(tmp_path):
 
 
 def test_the_probes_start_while_the_workers_start_once_the_run_checked_the_target(monkeypatch):
-    """Under `boardcert run` (its preflight checked the target) the controller probes from its
-    session start, in a thread, and its collection waits for the probes; otherwise it probes
-    in its collection, after the preflight, as before."""
+    """Under `boardcert run` (its preflight checked the target) the probes are under way before
+    the controller's collection, which waits for them (whether the run or the session started
+    them); otherwise the controller probes in its collection, after the preflight, as before.
+    Either way their clean-up's leftovers are reported and the workers get what was found."""
     import threading
 
     from boardcert import preflight
-    from boardcert.keys import TARGET
+    from boardcert.keys import LEFT_BEHIND, TARGET
 
-    target, probed, released = _target(), [], threading.Event()
+    target, started, released = _target(), [], threading.Event()
+    found = Discovery(target.profile, [Finding("row_name_property", FOUND, "rowName")])
 
-    def probe(self, given):
-        probed.append(threading.current_thread().name)
+    def run(self):
+        started.append(threading.current_thread().name)
         released.wait(5)
+        self.found, self.left_behind = (found, "org-1"), ["a project"]
 
-    monkeypatch.setattr(shared_discovery.SharedDiscovery, "probe", probe)
+    monkeypatch.setattr(shared_discovery.Probe, "_run", run)
     monkeypatch.setattr(shared_discovery.SharedDiscovery, "wanted", lambda self: True)
-    for checked in (True, False):
+    for checked, by_the_run in ((True, True), (True, False), (False, False)):
         monkeypatch.setenv(preflight.CHECKED, target.base_url if checked else "")
-        probed.clear()
-        config = SimpleNamespace(stash={TARGET: target})
+        started.clear()
+        if by_the_run:
+            shared_discovery.start(target)
+        config = SimpleNamespace(stash={TARGET: target, LEFT_BEHIND: []})
         shared = shared_discovery.SharedDiscovery(config)
         shared.pytest_sessionstart(None)
         if checked:
-            shared.early.join(0.5)  # still waiting on the server, in its own thread
-        assert probed == (["boardcert-discovery"] if checked else [])
+            shared.early.thread.join(0.5)  # still waiting on the server, in its own thread
+        assert started == (["boardcert-discovery"] if checked else [])
         collecting = shared.pytest_collection(None)
         next(collecting)  # pytest's own collection runs here
         released.set()
-        try:
+        with contextlib.suppress(StopIteration):
             collecting.send(None)
-        except StopIteration:
-            pass
-        assert probed == (["boardcert-discovery"] if checked else ["MainThread"])
-        assert shared.early is None or not shared.early.is_alive()
+        assert started == ["boardcert-discovery"] and config.stash[LEFT_BEHIND] == ["a project"]
+        assert shared_discovery.read(SimpleNamespace(workerinput={
+            shared_discovery.WORKER_DISCOVERY: str(shared.path)}), target)[1] == "org-1"
+        assert shared_discovery.STARTED == []
         released.clear()

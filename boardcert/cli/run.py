@@ -84,6 +84,11 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         from boardcert.preflight import CHECKED
 
         variables[CHECKED] = target.base_url
+        if args.workers_choice.workers > 1 and not target.read_only:
+            # discovery goes once for all workers: under way while pytest starts them
+            from boardcert import shared_discovery
+
+            shared_discovery.start(target)
     watch = RunWatch()
     with environment(variables), redacted_console(redactor):
         code = pytest_main(pytest_arguments(args, extra, output), watch)

@@ -27,13 +27,17 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def counted(checkout: Path, budget: str, scratch: Path, name: str) -> tuple[int, str]:
-    """Instructions of one run from `checkout`, and its verdict line."""
+    """Instructions of one run from `checkout`, and its verdict line (after a run that is not
+    counted: the first from a new directory compiles its modules)."""
     out = scratch / f"{name}.callgrind"
     env = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(checkout), env.get("PYTHONPATH")]))
-    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
-               "-m", "boardcert.cli", "run", "--budget", budget, "--workers", "0",
-               "--in-flight", "1", "--output", str(scratch / f"{name}-reports")]
+    run = [sys.executable, "-m", "boardcert.cli", "run", "--budget", budget, "--workers", "0",
+           "--in-flight", "1", "--output"]
+    subprocess.run([*run, str(scratch / f"{name}-warm-up")], cwd=scratch, env=env,
+                   capture_output=True, check=False)
+    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *run,
+               str(scratch / f"{name}-reports")]
     done = subprocess.run(command, cwd=scratch, env=env, capture_output=True, text=True,
                           check=False)
     found = re.search(r"^summary: (\d+)", out.read_text() if out.exists() else "", re.M)

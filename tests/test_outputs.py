@@ -33,8 +33,8 @@ DATA = Path(__file__).parent / "data"
 
 
 @contextmanager
-def certified(variant: Variant, directory: Path, suites: tuple[str, ...]) -> Iterator[
-        dict[str, Any]]:
+def certified(variant: Variant, directory: Path, suites: tuple[str, ...],
+              *extra: str) -> Iterator[dict[str, Any]]:
     """The suites run against the variant with every output; the server keeps running."""
     out = directory / "reports"
     key = "variant-" + secrets.token_urlsafe(12)
@@ -42,7 +42,7 @@ def certified(variant: Variant, directory: Path, suites: tuple[str, ...]) -> Ite
         command = suite_command(base_url, ROOT / "spec/profiles/reference.yaml", out, "quick")
         command = [p for p in command if not p.endswith("suites")]
         command += [f"--junitxml={out / 'junit.xml'}", f"--alluredir={out / 'allure-results'}",
-                    *(str(ROOT / "suites" / s) for s in suites)]
+                    *(str(ROOT / "suites" / s) for s in suites), *extra]
         done = subprocess.run(command, env=_env(key), cwd=ROOT, capture_output=True, text=True,
                               timeout=SUITE_TIMEOUT)
         assert (out / "compliance.json").exists(), done.stdout[-3000:] + done.stderr
@@ -53,9 +53,12 @@ def certified(variant: Variant, directory: Path, suites: tuple[str, ...]) -> Ite
 @pytest.fixture(scope="module")
 def faulty_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """compliance.json, junit.xml and allure-results of a run against the four faults; the
-    server keeps running for the module (curl lines are replayed against it)."""
+    server keeps running for the module (curl lines are replayed against it). The seed is one
+    whose stateful scenarios meet a fault (both parts at quick: seeds 1, 5 and 6 of the first
+    seven do; since the stateful test no longer probes the key, auth-open-op1 is not one)."""
     variant = combined("four-faults", *(f for f in FAULTS if f.name in FOUR))
-    with certified(variant, tmp_path_factory.mktemp("four"), SUITES) as run:
+    with certified(variant, tmp_path_factory.mktemp("four"), SUITES,
+                   "--hypothesis-seed", "6") as run:
         yield run
 
 

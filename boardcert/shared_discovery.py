@@ -85,6 +85,15 @@ def start(target: Target) -> None:
     STARTED[:] = [Probe(target)]
 
 
+def unclaimed(seconds: float = 60) -> list[Any]:
+    """`boardcert run`, after pytest: a probe it started that no controller took (pytest
+    stopped before its session: a usage error) is waited for, so that its clean-up deletes
+    its project before the process ends; what it could not delete."""
+    left = [item for probe in STARTED for item in probe.wait(seconds).left_behind]
+    STARTED.clear()
+    return left
+
+
 def taken(base_url: str) -> Probe | None:
     """The probe `boardcert run` started for this target, once (the controller takes it)."""
     found = next((p for p in STARTED if p.target.base_url == base_url), None)

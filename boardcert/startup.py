@@ -17,24 +17,40 @@ import contextlib
 import os
 import shutil
 import tempfile
+import time
 from typing import Any
 
 SLOTS = "BOARDCERT_STARTUP_SLOTS"  # the directory of the slots' lock files
+WAIT = 60.0  # seconds a worker waits for its turn at most
 _HELD: list[Any] = []  # the worker's slot, until it has collected
 
 
-def _take(directory: str, worker: str) -> None:
-    """Wait for the slot this worker shares with every `count`-th worker (gw0, gw2, ...)."""
+def _take(directory: str, worker: str, patience: float = WAIT) -> None:
+    """Wait for the slot this worker shares with every `count`-th worker (gw0, gw2, ...), at
+    most `patience` seconds (a worker that never gives its slot back holds up no other)."""
     try:
         import fcntl
 
         slots = sorted(os.listdir(directory))
         number = int(worker.removeprefix("gw")) if worker.startswith("gw") else 0
         handle = open(os.path.join(directory, slots[number % len(slots)]), "w")  # noqa: SIM115
-        fcntl.flock(handle, fcntl.LOCK_EX)
     except (OSError, ValueError, ImportError, ZeroDivisionError):
         return  # no slot: start at once
-    _HELD.append(handle)
+    deadline = time.monotonic() + patience
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if time.monotonic() < deadline:
+                time.sleep(0.02)
+                continue
+        except OSError:
+            pass
+        else:
+            _HELD.append(handle)
+            return
+        handle.close()  # waited long enough, or no lock to take: start now
+        return
 
 
 def _give_back() -> None:

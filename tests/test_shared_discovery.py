@@ -90,3 +90,18 @@ def test_the_probes_start_while_the_workers_start_once_the_run_checked_the_targe
             shared_discovery.WORKER_DISCOVERY: str(shared.path)}), target)[1] == "org-1"
         assert shared_discovery.STARTED == []
         released.clear()
+
+
+def test_a_probe_no_controller_took_is_waited_for(monkeypatch):
+    """`boardcert run` started the probes but pytest stopped before its session: the command
+    waits for them (their clean-up deletes their project) and says what was left."""
+    import time
+
+    def run(self):
+        time.sleep(0.2)
+        self.left_behind = ["project projectId=9: answered 503"]
+
+    monkeypatch.setattr(shared_discovery.Probe, "_run", run)
+    shared_discovery.start(_target())
+    assert shared_discovery.unclaimed() == ["project projectId=9: answered 503"]
+    assert shared_discovery.STARTED == [] and shared_discovery.unclaimed() == []

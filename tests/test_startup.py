@@ -57,3 +57,20 @@ def test_the_controller_makes_the_slots_for_its_workers_and_removes_them():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, text=True,
                           capture_output=True, timeout=30)
     assert done.stdout.split() == [str(os.cpu_count() or 1), "False", "False"], done.stderr
+
+
+def test_a_worker_waits_for_its_turn_no_longer_than_its_patience(tmp_path):
+    """A slot held and never given back holds a worker up for its patience, then it starts."""
+    import fcntl
+
+    (tmp_path / "slot0").touch()
+    with open(tmp_path / "slot0", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        code = ("import time; from boardcert import startup; s = time.monotonic(); "
+                f"startup._take({str(tmp_path)!r}, 'gw2', patience=0.3); "
+                "print(round(time.monotonic() - s, 1), len(startup._HELD))")
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("PYTEST_XDIST_WORKER", "BOARDCERT_STARTUP_SLOTS")}
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, text=True,
+                              capture_output=True, timeout=30)
+    assert done.stdout.split() == ["0.3", "0"], done.stdout + done.stderr

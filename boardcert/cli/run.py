@@ -92,8 +92,20 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     watch = RunWatch()
     with environment(variables), redacted_console(redactor):
         code = pytest_main(pytest_arguments(args, extra, output), watch)
+        _wait_for_discovery()
     redact_tree(output, redactor)
     return after_run(args, after, output, outcome(code, watch, output, args.strict))
+
+
+def _wait_for_discovery() -> None:
+    """The discovery this command started, if pytest never took it, ends its clean-up before
+    the process does (its project is deleted; what was not is said)."""
+    from boardcert import shared_discovery
+
+    left = shared_discovery.unclaimed()
+    if left:
+        print(f"boardcert: discovery's clean-up could not delete {len(left)} resources it "
+              f"created: {left[0]}", file=sys.stderr)
 
 
 def _keep_bytecode() -> None:

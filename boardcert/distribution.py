@@ -39,7 +39,7 @@ ROUND_TRIPS = {"test_auth.py": 72, "test_cards.py": 54, "test_general.py": 41,
                "test_limits.py": 25, "test_removed_paths.py": 17, "test_card_metadata.py": 16,
                "test_projects.py": 15, "test_columns.py": 14, "test_exchange_code.py": 5,
                STATEFUL: 45,  # a part of the stateful test (5 scenarios)
-               PROPERTIES: 55}  # a unit of property tests side by side (8: its longest)
+               "test_properties.py": 55}  # a unit of property tests side by side (8: its longest)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -86,9 +86,8 @@ def cost(nodeid: str, in_flight: int = 1) -> float:
 def unit_cost(scope: str, tests: Any, in_flight: int = 1) -> float:
     """What a unit takes (in requests one after another): with requests in flight a module of
     the suites its measured round trips (ROUND_TRIPS), else its tests' costs."""
-    if in_flight > 1:
-        kind = STATEFUL if STATEFUL in scope else PROPERTIES if PROPERTIES in scope or \
-            "test_properties.py#" in scope else scope.split("#", 1)[0].rsplit("/", 1)[-1]
+    if in_flight > 1:  # a module or its part ("suites/test_x.py#1"), or a stateful part
+        kind = STATEFUL if STATEFUL in scope else scope.split("#", 1)[0].rsplit("/", 1)[-1]
         if kind in ROUND_TRIPS:
             return ROUND_TRIPS[kind]
     return COST["unit"] + sum(cost(nodeid, in_flight) for nodeid in tests)
@@ -133,14 +132,14 @@ def units(collection: list[str], workers: int, in_flight: int = 1) -> dict[str, 
     return found
 
 
-def _long(nodeid: str, found: dict[str, str]) -> bool:
-    """A test that takes long on its own: a stateful part, or the first property test of a
-    unit of them side by side (it runs the others' generated requests)."""
-    if STATEFUL in nodeid:
-        return True
-    unit = found.get(nodeid, "")
-    return PROPERTIES in nodeid and "#" in unit and \
-        next((n for n, u in found.items() if u == unit), None) == nodeid
+def long_tests(found: dict[str, str]) -> set[str]:
+    """The tests that take long on their own: the stateful parts, and the first property test
+    of each unit of them side by side (it runs the others' generated requests)."""
+    firsts: dict[str, str] = {}
+    for nodeid, unit in found.items():
+        if PROPERTIES in nodeid and "#" in unit:
+            firsts.setdefault(unit, nodeid)
+    return {n for n in found if STATEFUL in n} | set(firsts.values())
 
 
 def _in_suites(module: str) -> bool:
@@ -177,6 +176,7 @@ class Longest(LoadScopeScheduling):
     is checked against it), the others join as they finish collecting."""
 
     units: dict[str, str] = {}
+    long: set[str] = set()  # long_tests(units)
     in_flight = 1
 
     @property
@@ -188,6 +188,7 @@ class Longest(LoadScopeScheduling):
             self.collection = list(next(iter(self.registered_collections.values())))
             self.in_flight = given_in_flight(self.config)
             self.units = units(self.collection, self.numnodes, self.in_flight)
+            self.long = long_tests(self.units)
             for nodeid in self.collection:
                 self.workqueue.setdefault(self._split_scope(nodeid), {})[nodeid] = False
         for ahead in (0, 1):  # idle workers first, then one more for a worker on its last test
@@ -207,7 +208,7 @@ class Longest(LoadScopeScheduling):
                  for scope, tests in self.workqueue.items()}
         pending = [nodeid for tests in self.assigned_work.get(node, {}).values()
                    for nodeid, done in tests.items() if not done]
-        pick = min if any(_long(nodeid, self.units) for nodeid in pending) else max
+        pick = min if self.long.intersection(pending) else max
         chosen = pick(costs, key=costs.__getitem__)  # the first of equals: collection order
         self.workqueue.move_to_end(chosen, last=False)
         super()._assign_work_unit(node)

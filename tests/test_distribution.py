@@ -136,3 +136,35 @@ def test_property_items_run_on_several_workers(tmp_path):
     assert done.returncode == 0, done.stdout[-3000:]
     ran = re.findall(r"^\[(gw\d)\] \[[ \d]+%\] PASSED suites/test_properties", done.stdout, re.M)
     assert set(ran) == {"gw0", "gw1"}, done.stdout[-3000:]
+
+
+def test_behind_a_short_test_the_longest_unit_is_queued():
+    """A worker down to a test that is not long on its own gets the longest unit left, not
+    the shortest (queued the shortest each time, the long units were left for the end)."""
+    collection = [f"suites/test_rows.py::test_{n}" for n in range(5)]
+    collection += [PROPERTY.format(f"GET /x{n}") for n in range(3)]
+    scheduler = distribution.Longest(_Config(1), log=None)
+    node = _Node("gw0")
+    scheduler.add_node(node)
+    scheduler.add_node_collection(node, collection)
+    scheduler.schedule()
+    assert [collection[i] for i in node.sent] == collection[5:7]  # two property tests
+    assert distribution.long_tests(scheduler.units) == set()
+
+
+def test_with_requests_in_flight_units_cost_their_measured_round_trips():
+    """With requests in flight a module costs the round trips it still makes one after
+    another, a stateful part and a unit of property tests theirs; the first property test of
+    a unit and each stateful part are the long tests."""
+    collection = [*_collection(), STATEFUL.replace("Workflow::", "Workflow2::")]
+    units = distribution.units(collection, 4, in_flight=8)
+    costs = {unit: distribution.unit_cost(unit, [n for n in collection if units[n] == unit], 8)
+             for unit in set(units.values())}
+    trips = distribution.ROUND_TRIPS
+    assert costs["suites/test_errors.py#0"] == trips["test_errors.py"]
+    assert costs["suites/test_properties.py#0"] == trips["test_properties.py"]
+    assert costs[STATEFUL] == trips[distribution.STATEFUL]
+    assert distribution.long_tests(units) == {STATEFUL, STATEFUL.replace("Workflow::",
+                                                                         "Workflow2::"),
+                                              PROPERTY.format("GET /x0"),
+                                              PROPERTY.format("GET /x8")}

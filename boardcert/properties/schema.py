@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,8 +52,7 @@ def load_schema() -> Any:
                    "positive_data_acceptance": {"expected-statuses": ["2XX"]}},
         # What the arena and the client replace is not generated: path ids (the arena's own),
         # op 27's entityId (placed where the profile says) and the key (the client's).
-        "parameters": {f"path.{name}": ARENA_ID for name in path_parameters()}
-        | {"query.entityId": ARENA_ID},
+        "parameters": dict.fromkeys(replaced_parameters(), ARENA_ID),
         "headers": {KEY_HEADER: ARENA_ID},
     }
     operations: list[dict[str, Any]] = []
@@ -72,10 +70,15 @@ def load_schema() -> Any:
     return schemathesis.openapi.from_path(OPENAPI, config=schemathesis.Config.from_dict(data))
 
 
-def path_parameters() -> set[str]:
-    """The names of every operation's path parameters."""
-    return {name for op in spec.operations().values()
-            for name in re.findall(r"{(\w+)}", op.path)}
+def replaced_parameters() -> list[str]:
+    """Every path and query parameter of spec/openapi.yaml, as schemathesis's config names
+    them ("path.projectId"): the arena puts its own values in."""
+    document = spec.document()
+    shared = document.get("components", {}).get("parameters", {})
+    found = [shared[p["$ref"].rsplit("/", 1)[-1]] if "$ref" in p else p
+             for item in document["paths"].values() for op in item.values()
+             if isinstance(op, dict) for p in op.get("parameters", [])]
+    return sorted({f"{p['in']}.{p['name']}" for p in found if p["in"] in ("path", "query")})
 
 
 def without_body() -> list[int]:

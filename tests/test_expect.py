@@ -35,11 +35,29 @@ def test_success_fails_another_status_with_its_requirement_and_exchange():
 
 
 def test_success_fails_a_body_that_is_not_json():
-    """A 200 answered as text/html fails JSON-RESPONSES, naming the content type."""
+    """A 200 whose bytes do not parse fails JSON-RESPONSES, naming the content type."""
+    html = Exchange("GET", "http://server/users/me", {}, None, status=200,
+                    headers={"content-type": "text/html"}, content=b"<html>ok</html>")
     with pytest.raises(Violation) as failed:
-        expect.success(exchange(200, {"id": "u1"}, content_type="text/html"), 1)
+        expect.success(html, 1)
     assert failed.value.requirements == ("JSON-RESPONSES",)
-    assert "content type text/html" in str(failed.value)
+    assert "not JSON (text/html)" in str(failed.value)
+
+
+def test_the_label_is_judged_apart_from_the_bytes():
+    """JSON labelled text/plain passes `success` (the bytes are JSON: the MUST) and fails
+    `labelled` (JSON-MEDIA-TYPE, a SHOULD); application/json, a +json type with parameters
+    and an empty body pass both."""
+    plain = exchange(200, {"id": "u1"}, content_type="text/plain")
+    assert expect.success(plain, 1) == {"id": "u1"}
+    with pytest.raises(Violation) as failed:
+        expect.labelled(plain, 1)
+    assert failed.value.requirements == ("JSON-MEDIA-TYPE",)
+    assert "Content-Type text/plain" in str(failed.value)
+    for content_type in ("application/json", "application/vnd.board+json; charset=utf-8",
+                         "Application/JSON"):
+        expect.labelled(exchange(200, {"id": "u1"}, content_type=content_type), 1)
+    expect.labelled(exchange(200, None, content_type=""), 4)
 
 
 @pytest.mark.parametrize("status", [400, 404, 409, 422])

@@ -26,11 +26,10 @@ from boardcert.properties.sending import resend
 #   status_code_conformance      SUCCESS-STATUS-200: every operation documents 200, 4XX and 5XX,
 #                                so only 1xx, 3xx and 2xx-but-not-200 are undocumented; 1xx and
 #                                3xx are dropped (the interface names no status for them).
-#   content_type_conformance     JSON-RESPONSES, on the 200s whose body the interface shows;
-#                                a +json media type is JSON and is not a failure here.
-#   response_schema_conformance  the requirement of the 200 schema (SCHEMA_REQUIREMENT).
-#   boardcert_json_payload       JSON-RESPONSES on the 2xx of operations whose response is not
-#                                shown (4, 21, 22, 25-27): no body, or one that parses as JSON.
+#   response_schema_conformance  the requirement of the 200 schema (SCHEMA_REQUIREMENT); a body
+#                                that does not parse is JSON-RESPONSES.
+#   boardcert_json_payload       JSON-RESPONSES on every 2xx: no body, or one that parses as JSON
+#                                ("All payloads are JSON" speaks of the bytes).
 #   boardcert_key_required       AUTH-KEY-REQUIRED, in place of schemathesis's ignored_auth (which
 #                                wants 401 or 403): after a 2xx of a listed operation, the same
 #                                request without the key and with a wrong key must get a 4xx,
@@ -54,6 +53,9 @@ from boardcert.properties.sending import resend
 #                                *-CREATE with real reads.
 #   object_level_authorization   needs several identities; the interface has one key.
 #   response_headers_conformance no response headers are declared.
+#   content_type_conformance     the label is JSON-MEDIA-TYPE, a SHOULD judged once per operation
+#                                by suites/test_general.py: failing a property item on it would
+#                                leave the item's MUSTs unchecked on that operation.
 
 
 def _register(check: checks.Check) -> Callable[..., None]:
@@ -68,7 +70,7 @@ def _register(check: checks.Check) -> Callable[..., None]:
         try:
             body = response.json()
         except ValueError:
-            return  # not JSON: content_type_conformance and response_schema_conformance judge it
+            return  # not JSON: boardcert_json_payload judges it
         found = check.problems(body)
         if found:
             raise AssertionError("\n".join(found))
@@ -130,8 +132,8 @@ KEY_CHECK = "boardcert_key_required"
 
 
 def json_payload(ctx: Any, response: Any, case: Any) -> None:
-    """JSON-RESPONSES where the interface does not show the response: "All payloads are JSON",
-    so a 2xx body, if there is one, parses as JSON."""
+    """JSON-RESPONSES: "All payloads are JSON", so a 2xx body, if there is one, parses as JSON
+    (whatever its Content-Type says: the label is JSON-MEDIA-TYPE's)."""
     content = response.content or b""
     if not 200 <= response.status_code < 300 or not content.strip():
         return

@@ -15,7 +15,6 @@ import pytest
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.failures import CustomFailure, Failure, FailureGroup
 from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
     negative_data_rejection,
     positive_data_acceptance,
     response_schema_conformance,
@@ -144,10 +143,9 @@ def requirement_of(failure: Failure, number: int, case: CaseInfo, status: int) -
         return "NO-SERVER-ERROR"
     if kind == "UndefinedStatusCode":
         return "SUCCESS-STATUS-200" if 200 <= status < 300 else None
-    if kind == "UndefinedContentType" and _is_json_type(getattr(failure, "content_type", "")):
-        return None
-    if kind in ("MissingContentType", "UndefinedContentType", "MalformedMediaType",
-                "MalformedJson", "ContentDeserializationError"):
+    if kind in ("MissingContentType", "UndefinedContentType", "MalformedMediaType"):
+        return None  # the label is JSON-MEDIA-TYPE's (a SHOULD), judged by test_general
+    if kind in ("MalformedJson", "ContentDeserializationError"):
         return "JSON-RESPONSES"
     if kind in ("JsonSchemaError", "DiscriminatorMismatch"):
         return _schema_requirement(number, failure)
@@ -159,11 +157,6 @@ def requirement_of(failure: Failure, number: int, case: CaseInfo, status: int) -
     if kind == "RejectedPositiveData":
         return case.acceptance
     return None
-
-
-def _is_json_type(content_type: str) -> bool:
-    media = content_type.split(";")[0].strip().lower()
-    return media == "application/json" or media.endswith("+json")
 
 
 def _check_name(failure: Failure) -> str:
@@ -220,11 +213,9 @@ class Judge:
 
     def checks_for(self, number: int, info: CaseInfo,
                    key: bool = True) -> list[Callable[..., Any]]:
-        found = [not_a_server_error, status_code_conformance]
+        found = [not_a_server_error, status_code_conformance, json_payload]
         if spec.operation(number).body_shown:
-            found += [content_type_conformance, response_schema_conformance]
-        else:
-            found.append(json_payload)
+            found.append(response_schema_conformance)
         found += [BOARDCERT_CHECKS[f"boardcert_{c.name}"][0] for c in checks.checks_for(number)]
         if key and spec.operation(number).auth_required and number not in self._auth_confirmed:
             found.append(self.key_check)  # two probes per operation are enough

@@ -632,6 +632,18 @@ async def _text_plain(request: Request, forward: Forward) -> Response:
     return Response(response.status, response.body, {"content-type": "text/plain"})
 
 
+async def _unlabelled(request: Request, forward: Forward) -> Response:
+    response = await forward(request)
+    return Response(response.status, response.body, {})
+
+
+async def _python_repr(request: Request, forward: Forward) -> Response:
+    response = await forward(request)
+    if response.status != 200:
+        return response
+    return Response(200, repr(response.json()).encode(), {"content-type": "application/json"})
+
+
 def _answers_text(text: str, content_type: str = "text/plain") -> Any:
     """The operation is carried out, and its 200 answer is `text`, not JSON."""
     async def fn(request: Request, forward: Forward) -> Response:
@@ -654,8 +666,13 @@ ERRORS_AND_CREATION = [
     fault("card-create-rejected-but-created", "REJECTED-CHANGES-NOTHING",
           "op 15 creates an 'untitled' card before it validates the body, then answers 4xx",
           on(15, _creates_before_validating)),
-    fault("project-text-plain", "JSON-RESPONSES",
+    fault("project-text-plain", "JSON-MEDIA-TYPE",
           "op 3 serves its JSON as text/plain", on(3, _text_plain)),
+    fault("card-create-no-content-type", "JSON-MEDIA-TYPE",
+          "op 15 answers its JSON Card with no Content-Type header", on(15, _unlabelled)),
+    fault("card-rename-answers-repr", "JSON-RESPONSES",
+          "op 16 answers the Card as Python's repr (single quotes), labelled application/json",
+          on(16, _python_repr)),
     fault("metadata-add-answers-text", "JSON-RESPONSES",
           "op 21 (response not shown) answers the plain text 'metadata saved'",
           on(21, _answers_text("metadata saved"))),

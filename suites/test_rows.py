@@ -55,6 +55,27 @@ def test_rows_answer_is_an_object_with_rows(api, board):
     expect.shaped(exchange, 6, "ROWS-PROPERTY-REQUIRED")
 
 
+@pytest.mark.parametrize("history", ["never-given-a-row", "every-row-deleted"])
+@pytest.mark.requirement("ROWS-PROPERTY-REQUIRED")
+def test_rows_answer_has_rows_when_the_project_has_none(api, make_project, make_row, history):
+    """Op 6 answers an object with rows also for a project that has no rows: one never given a
+    row, and one whose rows were all deleted (op 9)."""
+    project = make_project()
+    if history == "every-row-deleted":
+        make_row(project)
+        rows, _ = _listed_rows(api, project.id, "ROWS-PROPERTY-REQUIRED")
+        for row_id in ids_in_order(rows, "rows of op 6"):
+            deleted = api.call(9, projectId=project.id, rowId=row_id)
+            if deleted.status != 200:
+                raise NotAssessed(f"a project whose rows were deleted (op 9 answered "
+                                  f"{deleted.status}; see ROW-DELETE-RETURNS-PROJECT)")
+    exchange = api.call(6, projectId=project.id)
+    if exchange.status != 200:
+        raise NotAssessed(f"op 6 answer (it answered {exchange.status}; see "
+                          "OPERATION-IMPLEMENTED)")
+    expect.shaped(exchange, 6, "ROWS-PROPERTY-REQUIRED")
+
+
 @pytest.mark.read_only
 @pytest.mark.requirement("ROWS-LIST-CREATED")
 def test_created_row_is_listed(api, board):

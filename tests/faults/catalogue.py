@@ -14,6 +14,7 @@ from typing import Any
 from boardcert.checks import PROJECT_FIELDS
 
 from .asgi import Forward, Handler, Request, Response, json_response
+from .edges import EDGES
 from .edits import (
     CARD_OPS,
     LISTED_OPS,
@@ -692,7 +693,7 @@ ERRORS_AND_CREATION = [
 ]
 
 FAULTS: list[Variant] = [*SHAPES, *CARDS, *NAMES, *REMOVED, *AUTH, *STATUSES_AND_DELETES,
-                         *CARD_WORK, *PLUGINS, *ERRORS_AND_CREATION]
+                         *CARD_WORK, *PLUGINS, *ERRORS_AND_CREATION, *EDGES]
 
 
 # --- Not a fault of a requirement: a server that copes badly with requests side by side -----

@@ -1,0 +1,58 @@
+"""Faults of the edge-state kind (issue 24): a field missing only when its list is empty, the
+first or last item treated differently, one operation unlike its siblings, an input form that
+a simple test does not send. Each breaks one requirement, as those of catalogue.py do."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .asgi import Forward, Handler, Request, Response, json_response
+from .edits import edit_answers
+from .variant import Variant, fault
+
+
+def fresh(name: str, requirement: str, description: str,
+          handler: Callable[[], Handler]) -> Variant:
+    """A fault whose handler keeps state: a new handler (new state) for each server started."""
+    return Variant(name, description, requirement, lambda _key: handler())
+
+
+# --- op 6 of a project without rows ---------------------------------------------------------
+
+
+def _without_empty(key: str) -> Callable[[Any], Any]:
+    def edit(body: Any) -> Any:
+        if isinstance(body, dict) and body.get(key) == []:
+            del body[key]
+        return body
+    return edit
+
+
+def _rows_dropped_after_deletes() -> Handler:
+    """A project whose rows were deleted keeps rows as null, which op 6 does not serialize."""
+    emptied: set[str] = set()
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        response = await forward(request)
+        if response.status != 200 or request.op not in (6, 9):
+            return response
+        project_id = request.params["projectId"]
+        if request.op == 9:
+            emptied.add(project_id)
+        elif project_id in emptied and (response.json() or {}).get("rows") == []:
+            return json_response({})
+        return response
+    return handler
+
+
+ROWS = [
+    fault("rows-omitted-when-empty", "ROWS-PROPERTY-REQUIRED",
+          "op 6 leaves out rows when the project has none (an omit-empty serializer)",
+          edit_answers(6, _without_empty("rows"))),
+    fresh("rows-omitted-after-rows-deleted", "ROWS-PROPERTY-REQUIRED",
+          "op 6 answers {} for a project whose rows were all deleted (stored as null)",
+          _rows_dropped_after_deletes),
+]
+
+EDGES: list[Variant] = [*ROWS]

@@ -232,7 +232,7 @@ NAMES = [
     fault("name-truncated-200", "CARD-NAME-MAX-REJECTED",
           "op 16 cuts a longer name to 25000 characters and answers 200",
           _long_name(None, 10**9)),
-    fault("name-truncated-422", "CARD-NAME-MAX-REJECTED",
+    fault("name-truncated-422", "REJECTED-CHANGES-NOTHING",
           "op 16 answers 422 to 25001 characters but has already stored the name cut to 25000",
           _long_name(422, 10**9)),
     fault("name-optional", "CARD-NAME-REQUIRED",

@@ -6,7 +6,7 @@
 
 The servers: the reference server, every conformant variant of tests/faults/conformant.py
 (with its profile) and the independent server of tests/independent/ (with its profile). The
-seeds: boardcert's default seed first (what every run without --hypothesis-seed gets), then 1,
+seeds: boardcert's default seed first (what every run without --seed gets), then 1,
 2, ... Each run gets a fresh server. A run is a *false alarm* when a requirement failed (the
 verdict is non-conformant, or conformant with warnings, which --strict fails), a *boardcert
 error* when boardcert broke (an error inside boardcert in the report, no report at all, or a
@@ -108,9 +108,8 @@ def run_once(server: Server, seed: int, budget: str) -> Run:
         try:
             with server.serve(key) as base_url:
                 command = [str(BOARDCERT), "run", "--base-url", base_url, "--budget", budget,
-                           "--strict", "--output", str(output),
-                           *(["--profile", str(profile)] if profile else []),
-                           "--", "--hypothesis-seed", str(seed)]
+                           "--strict", "--output", str(output), "--seed", str(seed),
+                           *(["--profile", str(profile)] if profile else [])]
                 done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True,
                                       text=True, timeout=TIMEOUT)
                 note = (done.stdout.strip().splitlines() or [""])[-1]

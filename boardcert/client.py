@@ -53,8 +53,9 @@ READS = frozenset({"GET", "HEAD", "OPTIONS"})  # what --read-only lets through
 DEFAULT = object()  # "send the configured key"
 URLS_KEPT = 4096  # URLs a client remembers (`Client._build`)
 
-# Why an exchange failed (Exchange.failure); only "connect" means the target is unreachable.
-CONNECT, TIMEOUT, BROKEN, TOO_LARGE = "connect", "timeout", "broken", "too large"
+# Why an exchange failed (Exchange.failure); only "connect" means the target is unreachable;
+# "tls": a TLS handshake that failed (https:// to a plain-HTTP server, a certificate refused).
+CONNECT, TIMEOUT, BROKEN, TOO_LARGE, TLS = "connect", "timeout", "broken", "too large", "tls"
 
 
 @dataclass
@@ -71,7 +72,7 @@ class Exchange:
     content: bytes = b""
     elapsed: float = 0.0
     error: str | None = None
-    failure: str | None = None  # CONNECT, TIMEOUT, BROKEN or TOO_LARGE when error is set
+    failure: str | None = None  # CONNECT, TIMEOUT, BROKEN, TOO_LARGE or TLS when error is set
     attempt: int = 1  # > 1: a retry after a 429
     redactor: Redactor = field(default_factory=Redactor, repr=False, compare=False)
     profile_body: Any = None  # (op, ProfileBody or None, plugin_id or None): api.misfit
@@ -300,7 +301,7 @@ class Client:
             exchange.failure = CONNECT if isinstance(exc, httpx.ConnectTimeout) else TIMEOUT
             exchange.error = f"no response within the {self.target.timeout:g} s timeout"
         except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, OSError) as exc:
-            exchange.failure = CONNECT if isinstance(exc, httpx.ConnectError) else BROKEN
+            exchange.failure = _failure(exc)
             exchange.error = f"{type(exc).__name__}: {self.redact(str(exc)) or 'transport error'}"
         finally:
             exchange.elapsed = time.perf_counter() - started
@@ -380,6 +381,16 @@ class Client:
 
 
 @functools.cache
+def _failure(exc: Exception) -> str:
+    """What kind of failure an exception of the transport is (Exchange.failure)."""
+    if not isinstance(exc, httpx.ConnectError):
+        return BROKEN
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, ssl.SSLError):
+        cause = cause.__cause__ or cause.__context__
+    return TLS if cause is not None else CONNECT
+
+
 def _tls() -> ssl.SSLContext:
     """The TLS settings httpx.Client makes by default (certifi, SSL_CERT_FILE/DIR), made once
     a process: making them takes 18 ms of CPU, for each client."""

@@ -9,6 +9,8 @@ import argparse
 from dataclasses import dataclass
 from typing import Any
 
+from boardcert.budget import BUDGET_HELP, DEFAULT_SEED
+
 
 @dataclass(frozen=True)
 class Option:
@@ -47,7 +49,10 @@ OPTIONS = (
     Option("--profile", "implementation profile YAML, laid over the defaults "
            "(spec/profiles/reference.yaml)", metavar="PATH", target=True,
            env="BOARDCERT_PROFILE"),
-    Option("--budget", "schemathesis budget: quick, standard, thorough or an examples count"),
+    Option("--budget", BUDGET_HELP, metavar="B"),
+    Option("--seed", f"the seed of the generated requests (Hypothesis, schemathesis): the same "
+           f"seed sends the same requests (default {DEFAULT_SEED}); the console's header "
+           "prints it", int, "N"),
     Option("--request-timeout", "seconds before a request times out (default 10)", float, "S",
            target=True, env="BOARDCERT_TIMEOUT"),
     Option("--rate-limit", "at most N requests per second, over all test workers", float, "N",

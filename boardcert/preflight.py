@@ -22,7 +22,7 @@ import os
 from collections.abc import Mapping
 
 from boardcert import spec
-from boardcert.client import BROKEN, CONNECT, TIMEOUT, TOO_LARGE, Client, Exchange
+from boardcert.client import BROKEN, CONNECT, TIMEOUT, TLS, TOO_LARGE, Client, Exchange
 from boardcert.config import Target
 from boardcert.errors import ConfigError, ExchangeError, UnreachableError
 
@@ -59,8 +59,11 @@ def examine(client: Client) -> list[str]:
 
 def reachable(client: Client) -> str | None:
     """Why the target cannot be reached at all (None when it answers anything, however badly:
-    what is wrong with an answer is for the preflight or the tests to say)."""
+    what is wrong with an answer is for the preflight or the tests to say). A TLS handshake
+    that fails is the configuration's fault: ConfigError."""
     exchange = _send(client, key_given=True)
+    if exchange.failure == TLS:
+        raise ConfigError(_tls_message(exchange, client.redact(client.target.base_url)))
     return exchange.error if exchange.failure == CONNECT else None
 
 
@@ -85,6 +88,8 @@ def _judge(exchange: Exchange, base: str, timeout: float) -> None:
     status, where = exchange.status, f"GET {base}{spec.operation(1).path}"
     if exchange.failure == CONNECT:
         raise UnreachableError(f"the target {base} cannot be reached: {exchange.error}")
+    if exchange.failure == TLS:
+        raise ConfigError(_tls_message(exchange, base))
     if exchange.failure == TIMEOUT:
         raise UnreachableError(f"the target {base} cannot be reached: {where} got no answer "
                                f"within the {timeout:g} s request timeout (--request-timeout)")
@@ -117,6 +122,18 @@ def _judge(exchange: Exchange, base: str, timeout: float) -> None:
     if not _is_json(exchange):
         raise ConfigError(f"{where} answered {status} with a body that is not JSON{said}: "
                           f"{PREFIX_HINT}")
+
+
+def _tls_message(exchange: Exchange, base: str) -> str:
+    """What a failed TLS handshake says about --base-url: a server that speaks plain HTTP
+    where https:// was given (the common case), or a certificate this machine does not trust."""
+    where = f"GET {base}{spec.operation(1).path}"
+    if "CERTIFICATE_VERIFY_FAILED" in (exchange.error or ""):
+        return (f"{where}: the server's TLS certificate was not accepted ({exchange.error}): "
+                f"check --base-url's host name, or set SSL_CERT_FILE to the authority that "
+                f"signed it")
+    return (f"{where}: the TLS handshake failed ({exchange.error}): check --base-url: http or "
+            f"https? (a server that speaks plain HTTP answers https:// like this)")
 
 
 def _said(exchange: Exchange) -> str:

@@ -143,7 +143,11 @@ def client(target: Target, request: pytest.FixtureRequest) -> Iterator[Client]:
     config = request.config
     unchecked = users_server(config) and config.option.no_preflight \
         and not preflight.checked_before(target.base_url)
-    why = preflight.reachable(client) if unchecked else None  # an answer's faults: the tests'
+    try:
+        why = preflight.reachable(client) if unchecked else None  # an answer's faults: tests'
+    except ConfigError as exc:  # a TLS handshake refused: http or https?
+        client.close()
+        pytest.exit(str(exc), returncode=2)  # as the preflight does
     if why:
         client.close()
         pytest.exit(f"target {target.base_url} cannot be reached: {why}", returncode=3)

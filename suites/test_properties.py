@@ -5,7 +5,7 @@ run made; each answer is judged only by checks the conformance policy supports, 
 its requirement (boardcert.properties explains which checks run and which are left out, and
 why). The stateful test follows the spec's links: create, change and delete projects, rows,
 columns, cards and card metadata. `--budget` sets how hard they try; the seed is fixed and
-printed in the header, and `--hypothesis-seed N` reproduces a run.
+printed in the header, and `--seed N` reproduces a run.
 """
 
 from __future__ import annotations

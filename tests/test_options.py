@@ -58,11 +58,11 @@ def test_options_given_reach_pytest_as_given_but_the_key(tmp_path):
     """Each option given to `boardcert run` reaches pytest's arguments with its value; the key
     does not (it goes through the environment); --plan is the command's own path."""
     given = ["--base-url", "http://h", "--api-key", "k-123456789", "--profile", "p.yaml",
-             "--budget", "quick", "--request-timeout", "2.5", "--rate-limit", "7",
+             "--budget", "quick", "--seed", "5", "--request-timeout", "2.5", "--rate-limit", "7",
              "--max-body", "1000", "--read-only", "--project-id", "P1", "--no-preflight"]
     args = cli.build_parser().parse_args(["run", *given])
     argv = session.pytest_arguments(args, [], tmp_path)
-    assert {"--base-url=http://h", "--profile=p.yaml", "--budget=quick",
+    assert {"--base-url=http://h", "--profile=p.yaml", "--budget=quick", "--seed=5",
             "--request-timeout=2.5", "--rate-limit=7.0", "--max-body=1000", "--read-only",
             "--project-id=P1", "--no-preflight"} <= set(argv)
     assert not any("k-123456789" in arg or arg.startswith("--api-key") for arg in argv)

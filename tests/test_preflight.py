@@ -60,6 +60,9 @@ MISCONFIGURED: dict[str, tuple[Start, str, int, str]] = {
                  KEY, 2, "answered 301, a redirect to https://x/: check --base-url"),
     "not HTTP": (lambda s, t: s.raw(raw.not_http), KEY, 2,
                  "check --base-url: http or https, and the right port?"),
+    "https:// to a plain-HTTP server": (
+        lambda s, t: s.asgi(create_app(KEY)).replace("http://", "https://"), KEY, 2,
+        "WRONG_VERSION_NUMBER] wrong version number"),
 }
 
 
@@ -80,6 +83,20 @@ def test_misconfigured_run_stops_at_once_with_its_message(servers, tmp_path, cap
     assert seconds < 3 and captured.out == ""
     assert not (tmp_path / "out").exists()
     assert KEY not in captured.err and "not-the-key-123" not in captured.err
+
+
+def test_https_to_a_plain_http_server_asks_http_or_https_without_the_preflight_too(
+        servers, tmp_path, capsys):
+    """--no-preflight still checks that the target answers at all: https:// to the reference
+    server (plain HTTP on loopback) stops there too, exit 2, "http or https?"."""
+    url = servers.asgi(create_app(KEY)).replace("http://", "https://")
+    got = cli.main(["run", "--base-url", url, "--api-key", KEY, "--no-preflight",
+                    "--output", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert got == 2, err
+    assert "the TLS handshake failed (ConnectError: [SSL: WRONG_VERSION_NUMBER]" in err
+    assert "): check --base-url: http or https?" in err
+    assert not (tmp_path / "out").exists()
 
 
 def run_suites(pytester: pytest.Pytester, base_url: str, *args: str) -> pytest.RunResult:
@@ -103,6 +120,19 @@ def test_plugin_runs_the_preflight_once_when_pytest_is_run_directly(pytester, se
     assert output.count("the API key was refused: check --api-key") == 1, output
     assert "passed" not in output and "failed" not in output
     assert not report.exists()
+
+
+@pytest.mark.parametrize("args", [[], ["--no-preflight"]], ids=["preflight", "no-preflight"])
+def test_plain_pytest_asks_http_or_https_too(pytester, servers, args):
+    """pytest --base-url https://... against a plain-HTTP server stops with exit 2 (as for
+    the preflight's other configuration errors) and the hint, with or without the preflight;
+    no test runs."""
+    url = servers.asgi(create_app(KEY)).replace("http://", "https://")
+    result = run_suites(pytester, url, "--api-key", KEY, *args)
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == 2, output
+    assert "check --base-url: http or https?" in output
+    assert "no tests ran" in output
 
 
 def test_preflight_passes_a_conformant_server_and_the_run_goes_on(pytester, servers):

@@ -83,5 +83,8 @@ def test_the_installed_tool_certifies_the_bundled_server_from_an_empty_directory
     assert result.returncode == 0, output[-3000:]
     assert "boardcert: CONFORMANT" in result.stdout
     assert "PytestAssertRewriteWarning" not in output
+    modules = [line.split()[0] for line in result.stdout.splitlines() if ".py " in line]
+    assert "suites/test_cards.py" in modules, result.stdout[:3000]  # from the package's root
+    assert all(m.startswith("suites/") for m in modules), modules  # no ../lib/python3.x/...
     (found,) = (tmp_path / "reports").glob("*/compliance.json")
     assert json.loads(found.read_text())["verdict"] == "conformant"

@@ -21,7 +21,8 @@ from boardcert.cli.commands import (
     cmd_serve,
     cmd_verify,
 )
-from boardcert.cli.exits import EXIT_INTERRUPTED, EXIT_USAGE, error
+from boardcert.cli.exits import EXIT_CODES, EXIT_INTERRUPTED, EXIT_USAGE, error
+from boardcert.cli.parser import Parser
 from boardcert.cli.profile import cmd_profile
 from boardcert.cli.run import cmd_run
 from boardcert.options import add_to
@@ -63,17 +64,34 @@ def command() -> NoReturn:
     os._exit(code)
 
 
+RUN_DESCRIPTION = """\
+Certify a server: run the conformance suites against it and write the reports (verdict,
+evidence, JUnit, Allure) to reports/<UTC start time>/. With no --base-url, certify the bundled
+reference server."""
+
+RUN_EPILOG = """\
+example:
+  boardcert run --base-url http://127.0.0.1:8080 --api-key "$KEY"
+
+after --, arguments for pytest, which runs the suites: test paths, -k, -m, -x, ...
+  boardcert run --base-url URL --api-key KEY -- -m op16   (only the tests of operation 16)
+  a run that selects some tests leaves the others not assessed: its verdict is incomplete
+
+exit codes:
+""" + "\n".join(f"  {code:<4} {meaning}" for code, meaning in EXIT_CODES.items())
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="boardcert", description="Certify a Board Project Service Interface server.",
-        epilog="exit codes: 0 conformant (with warnings too, unless --strict), "
-        "1 non-conformant or incomplete, 2 usage or configuration error, "
-        "3 target unreachable (or it stopped answering), 130 interrupted")
+    parser = Parser(prog="boardcert", epilog="exit codes: " + "; ".join(
+                        f"{code} {meaning}" for code, meaning in EXIT_CODES.items()),
+                    description="Certify a Board Project Service Interface server.")
     parser.add_argument("--version", action="version", version=f"boardcert {__version__}")
     sub = parser.add_subparsers()
 
     run = sub.add_parser("run", help="run the conformance suites and write the reports",
-                         usage="boardcert run [options] [-- pytest arguments]")
+                         usage="boardcert run [options] [-- pytest arguments]",
+                         description=RUN_DESCRIPTION, epilog=RUN_EPILOG,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     add_to(run.add_argument_group("the run (also the options of pytest's boardcert plugin)"))
     mine = run.add_argument_group("this command")
     mine.add_argument("--strict", action="store_true",

@@ -15,6 +15,14 @@ from boardcert.errors import ConfigError, UnreachableError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
+EXIT_CODES = {
+    EXIT_OK: "conformant (conformant with warnings too, unless --strict)",
+    EXIT_FAILED: "non-conformant or incomplete (with --baseline or --known-failures: a "
+                 "requirement got worse)",
+    EXIT_USAGE: "usage or configuration error (the message names the flag to check)",
+    EXIT_UNREACHABLE: "the target cannot be reached, or stopped answering",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C); the clean-up still ran",
+}
 REPORT_FILES = ("compliance.html", "compliance.md", "compliance-summary.md", "compliance.json",
                 "badge.svg", "junit.xml", "junit-properties.xml", "allure-results")
 

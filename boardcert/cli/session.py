@@ -89,10 +89,21 @@ class SuitesUnlessPathsGiven:
             known.file_or_dir = [str(SUITES)]
 
 
+class PathsFromTheRoot:
+    """Given to pytest.main: the console names test modules from the suites' root
+    (`suites/test_cards.py`), not from the working directory (a wheel's run from a project
+    showed `../lib/python3.11/site-packages/boardcert/data/suites/test_cards.py`)."""
+
+    def pytest_sessionstart(self, session: Any) -> None:
+        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.startpath = ROOT
+
+
 def pytest_main(argv: list[str], watch: RunWatch) -> int:
     import pytest
 
-    return int(pytest.main(argv, plugins=[watch, SuitesUnlessPathsGiven()]))
+    return int(pytest.main(argv, plugins=[watch, SuitesUnlessPathsGiven(), PathsFromTheRoot()]))
 
 
 @contextlib.contextmanager

@@ -1,5 +1,5 @@
 """The property tests' pytest hooks: `--budget` (validated at start-up), a fixed Hypothesis seed
-printed in the header (`--hypothesis-seed N` reproduces), requirement markers on schemathesis
+printed in the header (`--seed N` reproduces), requirement markers on schemathesis
 items."""
 
 from __future__ import annotations
@@ -16,20 +16,31 @@ from boardcert.properties.schema import LABELS, RUN, SEED_OPTION
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    # tryfirst: the seed must be in place before Hypothesis's plugin reads --hypothesis-seed.
+    # tryfirst: the seed must be in place before Hypothesis's plugin reads it.
     only_the_seed()
     try:
         RUN.budget = parse_budget(config.getoption("budget", None))
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
-    given = config.getoption(SEED_OPTION, None)
-    if given is None and hasattr(config.option, SEED_OPTION):
-        setattr(config.option, SEED_OPTION, str(DEFAULT_SEED))
-        given = DEFAULT_SEED
     try:
-        RUN.seed = int(given if given is not None else DEFAULT_SEED)
+        RUN.seed = chosen_seed(config.getoption("seed", None),
+                               config.getoption(SEED_OPTION, None))
+    except ConfigError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if hasattr(config.option, SEED_OPTION):  # Hypothesis's plugin seeds every test with it
+        setattr(config.option, SEED_OPTION, str(RUN.seed))
+
+
+def chosen_seed(seed: int | None, hypothesis_seed: str | None) -> int:
+    """The run's seed: --seed, else Hypothesis's own --hypothesis-seed (the same thing, under
+    plain pytest), else the default."""
+    try:
+        other = None if hypothesis_seed is None else int(hypothesis_seed)
     except ValueError:
-        raise pytest.UsageError(f"--hypothesis-seed {given!r}: expected an integer") from None
+        raise ConfigError(f"--hypothesis-seed {hypothesis_seed!r}: expected an integer") from None
+    if seed is not None and other is not None and seed != other:
+        raise ConfigError(f"--seed {seed} and --hypothesis-seed {other} disagree: give one")
+    return next(s for s in (seed, other, DEFAULT_SEED) if s is not None)
 
 
 def only_the_seed() -> None:
@@ -55,7 +66,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    return [f"boardcert: hypothesis seed {RUN.seed}; reproduce with --hypothesis-seed {RUN.seed}",
+    return [f"boardcert: hypothesis seed {RUN.seed}; reproduce with --seed {RUN.seed}",
             f"boardcert: schemathesis budget {RUN.budget.describe()}"]
 
 

@@ -72,7 +72,7 @@ def state_machine(schema: Any) -> type:
     budget = RUN.budget
     # derandomize=False: Hypothesis's "ci" profile (loaded when CI, GITHUB_ACTIONS, ... is set)
     # derandomizes, and a derandomized test takes its seed from its own source, not the run's
-    # seed: the scenarios would not be those `--hypothesis-seed` reproduces.
+    # seed: the scenarios would not be those `--seed` reproduces.
     BoardWorkflow.TestCase.settings = hypothesis.settings(
         BoardWorkflow.TestCase.settings, max_examples=budget.scenarios,
         stateful_step_count=budget.steps, database=None, derandomize=False)
@@ -96,7 +96,7 @@ def workflow_parts() -> int:
 def workflow_part(machine: type, number: int) -> type:
     """Part `number` (from 1) of the stateful scenarios: the machine with its share of the
     budget's scenarios, drawn from a seed of its own (the run's seed plus number - 1, so that
-    `--hypothesis-seed` still reproduces every part)."""
+    `--seed` still reproduces every part)."""
     count = workflow_parts()
     part = hypothesis.seed(RUN.seed + number - 1)(
         type(f"{machine.__name__}{number}", (machine,), {}))

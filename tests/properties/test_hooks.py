@@ -35,19 +35,37 @@ def test_an_invalid_budget_is_a_usage_error_naming_the_flag(value):
 
 
 def test_the_seed_is_fixed_unless_given():
-    """Without --hypothesis-seed the seed is the default one, and Hypothesis gets it too."""
+    """Without --seed (or Hypothesis's own --hypothesis-seed) the seed is the default one;
+    either flag sets it; Hypothesis gets it too, and the header's advice names --seed."""
     run = properties.RUN
     saved = (run.budget, run.seed)
     try:
-        for given, expected in ((None, properties.DEFAULT_SEED), ("42", 42)):
-            option = SimpleNamespace(hypothesis_seed=given)
+        for seed, hypothesis_seed, expected in ((None, None, properties.DEFAULT_SEED),
+                                                (42, None, 42), (None, "43", 43), (44, "44", 44)):
+            option = SimpleNamespace(hypothesis_seed=hypothesis_seed, seed=seed)
             config = SimpleNamespace(option=option, getoption=lambda name, default=None, o=option:
                                      getattr(o, name, default))
             hooks.pytest_configure(config)
             assert run.seed == expected and int(option.hypothesis_seed) == expected
-            assert f"--hypothesis-seed {expected}" in hooks.pytest_report_header(config)[0]
+            assert f"reproduce with --seed {expected}" in hooks.pytest_report_header(config)[0]
     finally:
         run.budget, run.seed = saved
+
+
+@pytest.mark.parametrize(("seed", "hypothesis_seed", "words"), [
+    (1, "2", "--seed 1 and --hypothesis-seed 2 disagree"),
+    (None, "x", "--hypothesis-seed 'x': expected an integer")])
+def test_seeds_that_cannot_be_used_are_usage_errors(seed, hypothesis_seed, words):
+    """Two seeds that disagree, or one that is no integer, stop the run at start-up."""
+    option = SimpleNamespace(hypothesis_seed=hypothesis_seed, seed=seed)
+    config = SimpleNamespace(option=option, getoption=lambda name, default=None:
+                             getattr(option, name, default))
+    saved = (properties.RUN.budget, properties.RUN.seed)
+    try:
+        with pytest.raises(pytest.UsageError, match=words):
+            hooks.pytest_configure(config)
+    finally:
+        properties.RUN.budget, properties.RUN.seed = saved
 
 
 

@@ -1,0 +1,64 @@
+"""argparse, as the `boardcert` command uses it: each subcommand refuses its own unknown flags
+(with its own usage, not the top level's) and names the closest flag or command it knows."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any, NoReturn
+
+_UNKNOWN = "unrecognized arguments: "
+_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+PYTEST_HINT = "pytest's own arguments go after --, e.g. boardcert run -- -k cards"
+
+
+def closest(word: str, known: Iterable[str]) -> str | None:
+    """The known flag (or command) the user most likely meant by `word`: the most similar
+    spelling, else the one whose name `word` contains or is contained in (--hypothesis-seed:
+    --seed; --url: --base-url); None when nothing is near."""
+    name = word.split("=", 1)[0]
+    known = [k for k in known if k.startswith("-") == name.startswith("-")]
+    near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    if near:
+        return near[0]
+    bare = name.lstrip("-")
+    if len(bare) < 3:
+        return None
+    inside = [k for k in known if len(k.lstrip("-")) >= 3
+              and (k.lstrip("-") in bare or bare in k.lstrip("-"))]
+    return min(inside, key=len) if inside else None
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors name the closest known flag or command."""
+
+    def parse_known_args(self, args: Sequence[str] | None = None,
+                         namespace: Any = None) -> tuple[argparse.Namespace, list[str]]:
+        # A subcommand's parser is asked for known arguments only, and argparse hands what it
+        # did not know to the top level, which names neither the subcommand nor a flag of it:
+        # every parser here refuses its own.
+        parsed, unknown = super().parse_known_args(args, namespace)
+        if unknown:
+            self.error(_UNKNOWN + " ".join(unknown))
+        return parsed, unknown
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}{self._hint(message)}\n")
+
+    def _hint(self, message: str) -> str:
+        if message.startswith(_UNKNOWN):
+            first = message.removeprefix(_UNKNOWN).split()[0]
+            flags = [f for action in self._actions for f in action.option_strings]
+            near = closest(first, flags)
+            if near:
+                return f"\n{self.prog}: did you mean {near}?"
+            return f"\n{self.prog}: {PYTEST_HINT}" if self.prog.endswith(" run") else ""
+        match = _CHOICE.search(message)
+        if match:
+            near = closest(match[1], re.findall(r"'([^']*)'", match[2]))
+            return f"\n{self.prog}: did you mean {near}?" if near else ""
+        return ""

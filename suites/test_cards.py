@@ -12,6 +12,7 @@ from boardcert.api import ids_in_order, misfit
 from boardcert.board import Board, profile_body, unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
+from boardcert.errors import Violation
 
 CARD_OPS = (15, 16, 17, 18, 19, 20)
 
@@ -168,6 +169,49 @@ def test_moves_accept_ordering_properties(api, fresh_board, number, anchor):
     exchange = _move(api, fresh_board, number, moved, {anchor: other})
     body = expect.success(exchange, number, "CARD-MOVE-ORDERING-ACCEPTED")
     _is_the_card(body, None, number, "CARD-MOVE-ORDERING-ACCEPTED", exchange)
+
+
+# Names a server that refuses op 18's stated `ids` may take its cards under instead: a body
+# accepted under one of them and refused under ids proves the property was renamed.
+RENAMED_IDS = ("cardIds", "card_ids", "cards", "cardId")
+
+
+def _cards_under(api, board: Board, moved: str, prop: str,
+                 anchor: dict[str, str]) -> list[dict[str, Any]]:
+    """Op 18's bodies with the card to move under `prop`, as a list of ids and as the id alone
+    (the type of ids is not shown): the profile's body without the property that carried the
+    card and its anchors, its other fields kept."""
+    body = profile_body(api.profile, "move_cards", board, card_id=moved, card_ids=[moved])
+    kept = {k: v for k, v in body.items() if k not in ANCHORS and v not in ([moved], moved)} \
+        if isinstance(body, dict) else {}
+    return [kept | {prop: [moved]} | anchor, kept | {prop: moved} | anchor]
+
+
+@pytest.mark.requirement("CARD-MOVE-IDS")
+def test_move_takes_its_cards_under_ids(api, fresh_board):
+    """Op 18 takes the cards to move under ids (a list of ids, else one id) and answers a Card;
+    refused there but accepted under another name (cardIds, ...) fails."""
+    project, moved = fresh_board.project.id, fresh_board.cards[0].id
+    anchor = {"afterCardId": fresh_board.cards[2].id}
+    refused = []
+    for body in _cards_under(api, fresh_board, moved, "ids", anchor):
+        exchange = api.call(18, projectId=project, json=body)
+        if exchange.status == 200:
+            answer = expect.success(exchange, 18, "CARD-MOVE-IDS")
+            _is_the_card(answer, None, 18, "CARD-MOVE-IDS", exchange)
+            return
+        refused.append(exchange)
+    statuses = ", ".join(str(e.status) for e in refused)
+    for prop in RENAMED_IDS:
+        for body in _cards_under(api, fresh_board, moved, prop, anchor):
+            other = api.call(18, projectId=project, json=body)
+            if other.status == 200:
+                raise Violation(f"[CARD-MOVE-IDS] expected op 18 to take its cards under ids; "
+                                f"got status {statuses} under ids and 200 under {prop}",
+                                ["CARD-MOVE-IDS"], [*refused, other])
+    raise NotAssessed(f"op 18 with its cards under ids (answered {statuses}, and no other name "
+                      "was accepted either: the refusal may be about another field; set "
+                      "bodies.move_cards in your profile)")
 
 
 def _card_order(api, profile, board: Board) -> tuple[list[str], Exchange]:

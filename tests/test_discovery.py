@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from faults import CONFORMANT, Variant
+from faults import CONFORMANT, FAULTS, Variant
 from faults.asgi import Forward, Request, Response
 from faults.edits import error, on
 from faults.harness import certify, serving
@@ -26,6 +26,7 @@ from boardcert.api import server_message
 from boardcert.client import Exchange
 from boardcert.config import Target, load_profile
 from boardcert.discovery import FOUND, KEPT, discover_target
+from boardcert.discovery.findings import NOT_FOUND
 from boardcert.discovery.refusals import required_fields
 from boardcert.paths import ROOT
 
@@ -44,6 +45,19 @@ NICKNAME = Variant("alias-by-nickname", "op 20 wants {nickname}", None,
 
 def _variant(name: str) -> Variant:
     return next(v for v in CONFORMANT if v.name == name)
+
+
+def test_discovery_never_renames_a_stated_property():
+    """Op 18's body "has properties ids": against a server that refuses ids and names cardIds
+    as required, discovery finds nothing (every body it tries, those the refusal names
+    included, carries ids); CARD-MOVE-IDS judges that server."""
+    key = "k-" + secrets.token_urlsafe(12)
+    fault = next(f for f in FAULTS if f.name == "move-takes-card-ids-only")
+    with serving(fault, key) as base_url:
+        found = discover_target(Target(base_url, key, load_profile(None)))
+    outcomes = {f.key: f.outcome for f in found.findings}
+    assert outcomes["bodies.move_cards"] == NOT_FOUND, found.lines()
+    assert "move_cards" not in found.profile.proven
 
 
 def test_a_refused_profile_body_is_not_assessed_with_a_hint(tmp_path: Path):
@@ -69,6 +83,7 @@ def test_discovery_finds_every_body_of_a_server_that_names_them_otherwise():
     outcomes = {f.key: f.outcome for f in found.findings}
     assert outcomes.pop("bodies.remove_card_metadata") == KEPT  # {} is accepted there too
     assert outcomes.pop("metadata_id_is_key") == KEPT  # as the reference: the id is the key
+    assert outcomes.pop("bodies.move_cards") == KEPT  # ids is the interface's: never renamed
     assert set(outcomes.values()) == {FOUND}, found.lines()
     data = found.profile.data
     assert data["bodies"]["alias_card"] == {"alias": "{alias}"}

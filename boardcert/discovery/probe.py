@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import uuid
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -228,7 +229,9 @@ class Probe:
                    "key": unique("key")} | extra
         first: Exchange | None = None
         wanted: list[str] = []  # fields the server's refusals name as required
-        for template in _and_then(templates, lambda: _learned(templates, wanted, again)):
+        stated = spec.get("stated", [])
+        for template in _and_then(templates,
+                                  lambda: _learned(templates, wanted, again, stated)):
             for anchor in anchors:
                 try:
                     body = fill({**template, **anchor}, self.v, f"bodies.{key}")
@@ -304,15 +307,20 @@ def _and_then(items: list[Any], more: Any) -> Any:
     yield from more()
 
 
-def _learned(tried: list[Any], wanted: list[str], again: bool) -> list[Any]:
+def _learned(tried: list[Any], wanted: list[str], again: bool,
+             stated: Sequence[str] = ()) -> list[Any]:
     """A body named by the server itself: the fields its refusals said are required, carrying
     the values of the first template in order (a missing `metaKey` and `metaValue` after
-    `{key, value}` gives `{metaKey: "{key}", metaValue: "{value}"}`)."""
+    `{key, value}` gives `{metaKey: "{key}", metaValue: "{value}"}`); a property the interface
+    states (`stated`) stays as the first template has it, beside them, never renamed."""
     if again or not wanted or not tried:
         return []
-    values = list(tried[0].values()) or ["{name}"]
-    body = {f: values[min(i, len(values) - 1)] for i, f in enumerate(wanted)}
-    return [] if body in tried else [body]
+    kept = {k: v for k, v in tried[0].items() if k in stated}
+    fields = [f for f in wanted if f not in kept]
+    values = [v for k, v in tried[0].items() if k not in kept] or list(tried[0].values()) \
+        or ["{name}"]
+    body = kept | {f: values[min(i, len(values) - 1)] for i, f in enumerate(fields)}
+    return [] if not fields or body in tried else [body]
 
 
 def unique(label: str) -> str:

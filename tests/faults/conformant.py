@@ -158,13 +158,20 @@ async def _entity_in_header(request: Request, forward: Forward) -> Response:
 
 # --- other request property names -------------------------------------------------------------
 
-RENAMED = {2: {"title": "name"}, 18: {"cardIds": "ids"}, 21: {"name": "key", "content": "value"}}
+RENAMED = {2: {"title": "name"}, 18: {}, 21: {"name": "key", "content": "value"}}
+# Op 18 keeps ids (the interface names it) and wants a field of its own besides.
+REQUIRED_BESIDES = {18: "toColumnId"}
 
 
 async def _other_bodies(request: Request, forward: Forward) -> Response:
     body, names = request.json(), RENAMED[request.op]
     if not isinstance(body, dict):
         return await forward(request)
+    besides = REQUIRED_BESIDES.get(request.op)
+    if besides is not None:
+        if besides not in body:
+            return error(422, f"{besides} is required")
+        body = {k: v for k, v in body.items() if k != besides}
     if set(names.values()) & set(body):
         return error(422, f"unknown fields; this server takes {sorted(names)}")
     return await forward(request.but(json_body={names.get(k, k): v for k, v in body.items()}))
@@ -230,12 +237,13 @@ async def _default_name(request: Request, forward: Forward) -> Response:
 
 
 # --- every body the interface does not show named otherwise (certified with no profile) -----
+# (op 18's ids is shown: it keeps its name)
 
 # op -> {this server's property: the reference's}; a request with the reference's names is
 # refused, as a server with its own names would (FastAPI-style 422).
 ELSEWHERE = {2: {"title": "name"}, 5: {"title": "name"}, 8: {"rowIds": "ids"},
              10: {"newName": "name"}, 11: {"columnName": "name"}, 12: {"columnIds": "ids"},
-             13: {"title": "name"}, 15: {"title": "name"}, 18: {"cardIds": "ids"},
+             13: {"title": "name"}, 15: {"title": "name"},
              19: {"metadataKey": "key", "metadataValue": "value"},
              21: {"metadataKey": "key", "metadataValue": "value"}, 25: {"data": "value"},
              28: {"exchangeCode": "code"}}
@@ -304,9 +312,10 @@ CONFORMANT: list[Variant] = [
              on({18, 19}, _anchor_required)),
     _variant("default-name-without-body", "ops 2 and 15 without a body create a record with a "
              "default name", on({2, 15}, _default_name)),
-    _variant("other-request-bodies", "ops 2, 18 and 21 name their body properties differently",
+    _variant("other-request-bodies", "ops 2 and 21 name their body properties differently; op 18 "
+             "wants toColumnId beside ids",
              on(set(RENAMED), _other_bodies), "other-request-bodies.yaml"),
     _variant("bodies-elsewhere", "every body the interface does not show takes other names, "
              "op 7 rowName only, anchors required, op 27 entityId in a header; no profile",
-             on({*ELSEWHERE, 7, 20, 23, 27}, _bodies_elsewhere)),
+             on({*ELSEWHERE, 7, 18, 20, 23, 27}, _bodies_elsewhere)),
 ]

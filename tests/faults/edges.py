@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .asgi import Forward, Handler, Request, Response, json_response
-from .edits import edit_answers
+from .edits import edit_answers, error, on
 from .variant import Variant, fault
 
 
@@ -55,4 +55,25 @@ ROWS = [
           _rows_dropped_after_deletes),
 ]
 
-EDGES: list[Variant] = [*ROWS]
+# --- op 18's stated ids -----------------------------------------------------------------------
+
+
+def _cards_under(name: str, one: bool = False) -> Handler:
+    """Op 18 takes its cards under `name` (one id, with `one`) and refuses ids."""
+    async def fn(request: Request, forward: Forward) -> Response:
+        body = request.json()
+        if not isinstance(body, dict) or "ids" in body or name not in body:
+            return error(422, f"{name} is required; unknown field ids")
+        cards = body.pop(name)
+        return await forward(request.but(json_body={**body, "ids": [cards] if one else cards}))
+    return on(18, fn)
+
+
+MOVES = [
+    fault("move-takes-card-ids-only", "CARD-MOVE-IDS",
+          "op 18 takes its cards under cardIds and refuses ids", _cards_under("cardIds")),
+    fault("move-takes-one-card-id", "CARD-MOVE-IDS",
+          "op 18 moves one card, named by cardId, and refuses ids", _cards_under("cardId", True)),
+]
+
+EDGES: list[Variant] = [*ROWS, *MOVES]

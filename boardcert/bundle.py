@@ -8,8 +8,10 @@ Inside the zip:
     manifest.json   every other file's SHA-256 and size; suite version; the inputs' hashes;
                     the target (URL only); times; verdict
     manifest.sig    (when signed) the Ed25519 signature of manifest.json's exact bytes, base64
+    attestations/*.intoto.json, certificate.intoto.jsonl   (boardcert.attestations) made from
+                    manifest.json's bytes, so outside it: the manifest names them
 
-    path = create(report_dir, profile=Path(...), sign_key=Path(...))
+    path = create(report_dir, profile=Path(...), sign_key=Path(...), attest=Plan(...))
     found = verify(path, public_key=Path(...))   # found.intact, found.problems, found.notes
 """
 
@@ -23,7 +25,7 @@ import zipfile
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, Protocol
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
@@ -45,6 +47,17 @@ _FROM_REPORT = ("verdict", "verdict_reason", "started", "finished", "duration_se
 
 class BundleError(Exception):
     """A bundle, key or report directory that cannot be used (a usage error)."""
+
+
+class Attest(Protocol):
+    """Entries made from the manifest's bytes, kept outside it (boardcert.attestations.Plan)."""
+
+    @property
+    def names(self) -> list[str]: ...
+
+    def declared(self) -> dict[str, Any]: ...
+
+    def entries(self, evidence_name: str, evidence: bytes) -> dict[str, bytes]: ...
 
 
 # --- keys --------------------------------------------------------------------------------
@@ -119,10 +132,12 @@ def report_files(directory: Path) -> dict[str, bytes]:
 
 
 def create(directory: Path, profile: Path | None = None, sign_key: Path | None = None,
-           now: datetime | None = None) -> Path:
+           now: datetime | None = None, attest: Attest | None = None) -> Path:
     """Write directory/certification.zip from the report directory; returns its path."""
     key = load_private_key(sign_key) if sign_key else None
-    files = report_files(directory)
+    outside = set(attest.names) if attest is not None else set()
+    files = {name: content for name, content in report_files(directory).items()
+             if name not in outside}
     report = json.loads(files[REPORT])
     inputs = {"openapi": ("inputs/openapi.yaml", OPENAPI),
               "requirements": ("inputs/requirements.yaml", REQUIREMENTS),
@@ -132,10 +147,14 @@ def create(directory: Path, profile: Path | None = None, sign_key: Path | None =
             files[name] = _read(source)
     manifest = build_manifest(report, files, inputs, now or datetime.now(UTC),
                               key.public_key() if key else None)
+    if attest is not None:
+        manifest["attestations"] = attest.declared()
     manifest_bytes = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode()
     entries = {**files, MANIFEST: manifest_bytes}
     if key is not None:
         entries[SIGNATURE] = base64.b64encode(key.sign(manifest_bytes)) + b"\n"
+    if attest is not None:
+        entries.update(attest.entries(MANIFEST, manifest_bytes))
     path = directory / BUNDLE_NAME
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as bundle:
         for name in sorted(entries):
@@ -204,9 +223,11 @@ class Verification:
         return not self.problems
 
 
-def verify(path: Path, public_key: Path | None = None) -> Verification:
+def verify(path: Path, public_key: Path | None = None,
+           subjects: list[Any] | None = None) -> Verification:
     """Recompute every hash of the bundle, check the manifest against compliance.json, the
-    badge against the verdict, and the signature (against public_key when given)."""
+    badge against the verdict, the signature (against public_key when given) and the
+    attestations (about `subjects`, statements.Subject, when given)."""
     key = load_public_key(public_key) if public_key else None
     if not path.is_file():
         raise BundleError(f"{path}: no such file")
@@ -223,6 +244,7 @@ def verify(path: Path, public_key: Path | None = None) -> Verification:
     if REPORT in entries and REPORT in manifest.get("files", {}):
         check_report(entries[REPORT], entries.get(badge.BADGE_NAME), manifest, found)
     check_signature(entries, manifest, key, found)
+    check_attestations(entries, manifest, key, subjects or [], found)
     return found
 
 
@@ -269,7 +291,8 @@ def check_files(entries: dict[str, bytes], manifest: dict[str, Any],
             found.problems.append(f"{name}: its SHA-256 differs from the manifest's (altered)")
         elif len(content) != expected.get("bytes"):
             found.problems.append(f"{name}: its size differs from the manifest's")
-    for name in sorted(entries.keys() - listed.keys() - {MANIFEST, SIGNATURE}):
+    attested = (manifest.get("attestations") or {}).get("files") or []
+    for name in sorted(entries.keys() - listed.keys() - {MANIFEST, SIGNATURE, *attested}):
         found.problems.append(f"{name}: not listed in the manifest (added)")
     unsafe = [n for n in entries if n.startswith("/") or ".." in PurePosixPath(n).parts]
     for name in unsafe:
@@ -353,3 +376,16 @@ def check_signature(entries: dict[str, bytes], manifest: dict[str, Any],
                               "key given")
     else:
         found.notes.append(f"signature valid: signed by the key sha256:{fingerprint(key)}")
+
+
+def check_attestations(entries: dict[str, bytes], manifest: dict[str, Any],
+                       key: Ed25519PublicKey | None, subjects: list[Any],
+                       found: Verification) -> None:
+    """The attestations made from the manifest (boardcert.attestations.check_bundle)."""
+    from boardcert import attestations
+
+    try:
+        report = json.loads(entries[REPORT])
+        attestations.check_bundle(entries, manifest, report, key, subjects, found)
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+        found.problems.append(f"the attestations cannot be checked against {REPORT} ({exc})")

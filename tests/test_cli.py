@@ -69,7 +69,8 @@ def test_run_writes_every_report_and_never_the_key(tmp_path):
     assert {p.name for p in out.iterdir()} == {"compliance.json", "compliance.md",
                                                "compliance-summary.md", "compliance.html",
                                                "junit.xml", "junit-properties.xml",
-                                               "allure-results", "badge.svg"}
+                                               "allure-results", "badge.svg",
+                                               "attestations", "certificate.intoto.jsonl"}
     assert any(out.glob("allure-results/*-result.json"))
     assert "requirements: USERS-ME-PROPERTIES\n" in (out / "junit.xml").read_text()
     assert 'name="requirements" value="USERS-ME-PROPERTIES"' in (

@@ -51,7 +51,8 @@ def test_each_option_is_declared_in_one_place():
     assert len(run) == len(set(run))  # argparse would refuse a second one anyway
     own = set(run) - table - {"-h", "--help"}
     assert own == {"--strict", "--output", "-n", "--workers", "--max-failures", "--bundle",
-                   "--sign-key", "--baseline", "--known-failures"}
+                   "--sign-key", "--subject", "--server-version", "--baseline",
+                   "--known-failures"}
 
 
 def test_options_given_reach_pytest_as_given_but_the_key(tmp_path):

@@ -108,8 +108,15 @@ def build_parser() -> argparse.ArgumentParser:
                       help="also write certification.zip: the reports, the evidence and a "
                       "manifest of SHA-256 hashes (check it with boardcert verify)")
     mine.add_argument("--sign-key", metavar="PEM",
-                      help="sign the bundle's manifest with this Ed25519 private key "
-                      "(implies --bundle; boardcert keygen makes one)")
+                      help="sign the bundle's manifest and the attestations with this "
+                      "Ed25519 private key (implies --bundle; boardcert keygen makes one)")
+    mine.add_argument("--subject", action="append", metavar="NAME@sha256:HEX",
+                      help="the server build certified (an OCI image digest or a release "
+                      "artefact's SHA-256; repeatable): the attestations name it and add a "
+                      "verification summary (docs/certificate.md)")
+    mine.add_argument("--server-version", metavar="TEXT",
+                      help="the version of that build, recorded with --subject (a claim of "
+                      "the operator's, as the subject is)")
     mine.add_argument("--baseline", metavar="PREVIOUS",
                       help="a previous run's compliance.json (or its directory, or bundle): "
                       "exit 1 only if a requirement got worse; list what improved")
@@ -155,11 +162,19 @@ def build_parser() -> argparse.ArgumentParser:
                        "BOARDCERT_REFERENCE_API_KEY, else a generated one, printed)")
     serve.set_defaults(command=cmd_serve)
 
-    verify = sub.add_parser("verify", help="check offline that a certification.zip was not "
-                            "altered (exit 0 intact, 1 altered, 2 usage)")
-    verify.add_argument("bundle", metavar="BUNDLE")
+    verify = sub.add_parser("verify", help="check offline that a certification.zip (or an "
+                            "attestation) was not altered (exit 0 intact, 1 altered, 2 usage)",
+                            usage="boardcert verify BUNDLE [--public-key PEM] [--subject ...]\n"
+                            "       boardcert verify --attestation FILE [--public-key PEM] "
+                            "[--subject ...]")
+    verify.add_argument("bundle", metavar="BUNDLE", nargs="?")
+    verify.add_argument("--attestation", metavar="FILE",
+                        help="check this DSSE envelope (.intoto.json, or a .intoto.jsonl of "
+                        "them) instead of a bundle")
     verify.add_argument("--public-key", metavar="PEM",
-                        help="check the signature with this Ed25519 public key")
+                        help="check the signatures with this Ed25519 public key")
+    verify.add_argument("--subject", action="append", metavar="NAME@sha256:HEX",
+                        help="the attestations must be about this build's digest (repeatable)")
     verify.set_defaults(command=cmd_verify)
 
     diff = sub.add_parser("diff", help="what changed between two runs (compliance.json, "

@@ -1,5 +1,5 @@
-"""After a run: the regression comparison (--baseline, --known-failures) and the bundle
-(--bundle, --sign-key)."""
+"""After a run: the regression comparison (--baseline, --known-failures), the attestations
+(--subject, --server-version, --sign-key, --keyless) and the bundle (--bundle, --sign-key)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from boardcert.cli.exits import (
     error,
 )
 from boardcert.errors import ConfigError
-from boardcert.paths import DEFAULT_PROFILE
+from boardcert.paths import DEFAULT_PROFILE, OPENAPI, REQUIREMENTS
 
 
 @dataclass
@@ -30,6 +30,7 @@ class AfterRun:
     sign_key: Path | None = None
     bundle: bool = False
     profile: Path = DEFAULT_PROFILE  # the profile file the bundle carries
+    attest: Any = None  # attestations.Plan
 
     @property
     def compares(self) -> bool:
@@ -38,10 +39,18 @@ class AfterRun:
 
 def prepare_after_run(args: argparse.Namespace, profile: Path | None = None) -> AfterRun:
     """What to do after the run, for `profile` (the user's file; None: the defaults)."""
-    from boardcert import baseline, bundle
+    from boardcert import attestations, baseline, bundle, statements
 
     after = AfterRun(bundle=bool(args.bundle or args.sign_key),
                      profile=profile or DEFAULT_PROFILE)
+    try:
+        subjects = statements.parse_subjects(args.subject)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if args.server_version and not subjects:
+        raise ConfigError("--server-version describes the build given by --subject: give "
+                          "--subject NAME@sha256:HEX too")
+    after.attest = attestations.Plan(subjects, args.server_version, bool(args.strict))
     try:
         if args.baseline:
             after.baseline = baseline.load(Path(args.baseline))
@@ -49,7 +58,7 @@ def prepare_after_run(args: argparse.Namespace, profile: Path | None = None) -> 
             after.known = baseline.read_known_failures(Path(args.known_failures))
         if args.sign_key:
             after.sign_key = Path(args.sign_key)
-            bundle.load_private_key(after.sign_key)
+            after.attest.key = bundle.load_private_key(after.sign_key)
     except (baseline.BaselineError, bundle.BundleError) as exc:
         raise ConfigError(str(exc)) from None
     return after
@@ -57,7 +66,7 @@ def prepare_after_run(args: argparse.Namespace, profile: Path | None = None) -> 
 
 def after_run(args: argparse.Namespace, after: AfterRun, output: Path, exit_code: int) -> int:
     """Compare with the baseline (its exit code then replaces the verdict's), then bundle."""
-    from boardcert import baseline, bundle, report
+    from boardcert import attestations, baseline, bundle, report
 
     if exit_code in (EXIT_USAGE, EXIT_UNREACHABLE, EXIT_INTERRUPTED) \
             or not (output / report.JSON_NAME).is_file():
@@ -76,12 +85,24 @@ def after_run(args: argparse.Namespace, after: AfterRun, output: Path, exit_code
                else "stale known failures (--strict)" if failing else "nothing got worse")
         print(f"boardcert: {'REGRESSION' if failing else 'NO REGRESSION'}: {why} "
               f"(exit {exit_code}: a regression run exits by the comparison, not the verdict)")
+    plan = after.attest
+    plan.report = report.load(output)
+    plan.inputs = {"openapi": bundle.sha256(OPENAPI.read_bytes()),
+                   "requirements": bundle.sha256(REQUIREMENTS.read_bytes())}
     if after.bundle:
         try:
-            path = bundle.create(output, profile=after.profile, sign_key=after.sign_key)
+            path = bundle.create(output, profile=after.profile, sign_key=after.sign_key,
+                                 attest=plan)
         except bundle.BundleError as exc:
             error(str(exc))
             return EXIT_USAGE
-        signed = " (signed)" if after.sign_key else ""
+    else:
+        plan.entries(report.JSON_NAME, (output / report.JSON_NAME).read_bytes())
+    attestations.write(output, plan.files)
+    signed = " (signed)" if after.sign_key else ""
+    count = len(plan.files) - 1  # the envelopes, not the .jsonl of them
+    print(f"boardcert: wrote {count} attestation{'s' * (count > 1)}{signed or ' (unsigned)'}: "
+          f"{output / 'attestations'}/ and {output / attestations.JSONL}")
+    if after.bundle:
         print(f"boardcert: wrote {path}{signed}; check it with boardcert verify {path}")
     return exit_code

@@ -48,12 +48,19 @@ def cmd_serve(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_verify(args: argparse.Namespace, extra: list[str]) -> int:
-    from boardcert import bundle
+    from boardcert import bundle, statements
 
-    path = Path(args.bundle)
+    if bool(args.bundle) == bool(args.attestation):
+        error("verify: give a BUNDLE or --attestation FILE (one of the two)")
+        return EXIT_USAGE
     try:
-        found = bundle.verify(path, Path(args.public_key) if args.public_key else None)
-    except bundle.BundleError as exc:
+        subjects = statements.parse_subjects(args.subject)
+        if args.attestation:
+            return _verify_attestation(Path(args.attestation), args.public_key, subjects)
+        path = Path(args.bundle)
+        found = bundle.verify(path, Path(args.public_key) if args.public_key else None,
+                              subjects)
+    except (bundle.BundleError, ValueError) as exc:
         error(str(exc))
         return EXIT_USAGE
     manifest = found.manifest
@@ -72,6 +79,28 @@ def cmd_verify(args: argparse.Namespace, extra: list[str]) -> int:
     for note in found.notes:
         print(f"  note: {note}")
     return EXIT_OK if found.intact else EXIT_FAILED
+
+
+def _verify_attestation(path: Path, public_key: str | None, subjects: list[Any]) -> int:
+    """`boardcert verify --attestation FILE`: a lone envelope (or a .jsonl of them)."""
+    from boardcert import attestations, bundle
+
+    key = bundle.load_public_key(Path(public_key)) if public_key else None
+    try:
+        found = attestations.check_file(path, key, subjects)
+    except OSError as exc:
+        raise bundle.BundleError(f"{path}: cannot read it ({exc.strerror or exc})") from None
+    if found.problems:
+        print(f"boardcert: {path}: ALTERED: {len(found.problems)} problem(s):")
+        for problem in found.problems:
+            print(f"  - {problem}")
+    else:
+        print(f"boardcert: {path}: INTACT: {len(found.statements)} attestation(s)")
+        for name, statement in found.statements.items():
+            print(f"  {name}: {attestations.describe(statement)}")
+    for note in found.notes:
+        print(f"  note: {note}")
+    return EXIT_FAILED if found.problems else EXIT_OK
 
 
 def _where(target: dict[str, Any]) -> str:

@@ -18,6 +18,7 @@ manifest names them and records the subjects), compliance.json without one.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,12 @@ TEST_RESULT_FILE = "attestations/test-result.intoto.json"
 SUMMARY_FILE = "attestations/verification-summary.intoto.json"
 JSONL = "certificate.intoto.jsonl"
 KINDS = {statements.TEST_RESULT: "test result", statements.VSA: "verification summary"}
+KEYLESS_SUFFIX = ".sigstore.json"  # boardcert.keyless: a Sigstore bundle beside its envelope
+
+
+def keyless_name(envelope_name: str) -> str:
+    """attestations/test-result.intoto.json -> attestations/test-result.sigstore.json"""
+    return envelope_name.removesuffix(".intoto.json") + KEYLESS_SUFFIX
 
 
 @dataclass
@@ -43,11 +50,18 @@ class Plan:
     key: Ed25519PrivateKey | None = None
     report: dict[str, Any] = field(default_factory=dict)
     inputs: dict[str, str] = field(default_factory=dict)  # openapi, requirements: SHA-256
+    # --keyless: statements' bytes by envelope name -> Sigstore bundles by name (keyless.sign)
+    keyless: Callable[[dict[str, bytes]], dict[str, bytes]] | None = None
     files: dict[str, bytes] = field(default_factory=dict)
 
     @property
+    def envelopes(self) -> list[str]:
+        return [TEST_RESULT_FILE, *([SUMMARY_FILE] if self.subjects else [])]
+
+    @property
     def names(self) -> list[str]:
-        return [TEST_RESULT_FILE, *([SUMMARY_FILE] if self.subjects else []), JSONL]
+        keyless = [keyless_name(n) for n in self.envelopes] if self.keyless else []
+        return [*self.envelopes, JSONL, *keyless]
 
     def subject(self) -> list[dict[str, Any]]:
         return statements.build_subjects(self.subjects, self.report, self.server_version)
@@ -62,18 +76,21 @@ class Plan:
         evidence given (manifest.json's bytes, or compliance.json's)."""
         subject = self.subject() if self.subjects else \
             statements.evidence_subject(evidence_name, evidence)
-        result = statements.test_result(self.report, subject, self.inputs)
-        files = {TEST_RESULT_FILE: self._envelope(result)}
+        made = {TEST_RESULT_FILE: statements.serialise(
+            statements.test_result(self.report, subject, self.inputs))}
+        files = {TEST_RESULT_FILE: self._envelope(made[TEST_RESULT_FILE])}
         if self.subjects:
-            summary = statements.verification_summary(
-                self.report, subject, self.strict, TEST_RESULT_FILE, files[TEST_RESULT_FILE])
-            files[SUMMARY_FILE] = self._envelope(summary)
+            made[SUMMARY_FILE] = statements.serialise(statements.verification_summary(
+                self.report, subject, self.strict, TEST_RESULT_FILE, files[TEST_RESULT_FILE]))
+            files[SUMMARY_FILE] = self._envelope(made[SUMMARY_FILE])
         files[JSONL] = b"".join(files.values())
+        if self.keyless:
+            files.update(self.keyless(made))
         self.files = files
         return files
 
-    def _envelope(self, statement: dict[str, Any]) -> bytes:
-        return dsse.serialise(dsse.envelope(statements.serialise(statement), self.key))
+    def _envelope(self, statement: bytes) -> bytes:
+        return dsse.serialise(dsse.envelope(statement, self.key))
 
 
 def write(directory: Path, files: dict[str, bytes]) -> list[Path]:
@@ -165,7 +182,8 @@ def check_bundle(entries: dict[str, bytes], manifest: dict[str, Any], report: di
         else:
             found.notes.append("no attestations (a bundle made without them)")
         return
-    names = [n for n in declared.get("files", []) if n != JSONL]
+    names = [n for n in declared.get("files", [])
+             if n != JSONL and not n.endswith(KEYLESS_SUFFIX)]
     missing = [n for n in declared.get("files", []) if n not in entries]
     for name in missing:
         found.problems.append(f"{name}: named by the manifest but missing")
@@ -187,6 +205,23 @@ def check_bundle(entries: dict[str, bytes], manifest: dict[str, Any], report: di
                                    must_be_signed="signature" in manifest)
         if statement is not None:
             _compare(name, statement, expected.get(name), found)
+        if keyless_name(name) in declared["files"]:
+            check_keyless(keyless_name(name), entries[keyless_name(name)], entries[name], found)
+
+
+def check_keyless(name: str, content: bytes, envelope: bytes, found: Any) -> None:
+    """A Sigstore bundle signs the same statement as its envelope (offline, that much: its
+    certificate and log entry are checked by Sigstore's tools, docs/certificate.md)."""
+    try:
+        inner = json.loads(content)["dsseEnvelope"]
+        same = dsse.parse(json.dumps(inner).encode())[1] == dsse.parse(envelope)[1]
+    except (ValueError, KeyError, TypeError, dsse.EnvelopeError):
+        same = False
+    if same:
+        found.notes.append(f"{name}: signed keyless (Sigstore) over the same statement; its "
+                           "certificate and log entry not checked here (sigstore verify)")
+    else:
+        found.problems.append(f"{name}: not a Sigstore bundle of the same statement")
 
 
 def _compare(name: str, statement: dict[str, Any], expected: dict[str, Any] | None,

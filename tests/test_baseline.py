@@ -303,7 +303,7 @@ def after(tmp_path: Path, now: dict, exit_code: int = 1, strict: bool = False,
     report.write(now, output)
     args = argparse.Namespace(baseline=None, known_failures=None, strict=strict, bundle=False,
                               sign_key=None, profile=None, subject=None,
-                              server_version=None)
+                              server_version=None, keyless=False)
     if before is not None:
         args.baseline = str(write(before, tmp_path / "old" / "compliance.json"))
     if known is not None:

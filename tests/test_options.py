@@ -51,7 +51,7 @@ def test_each_option_is_declared_in_one_place():
     assert len(run) == len(set(run))  # argparse would refuse a second one anyway
     own = set(run) - table - {"-h", "--help"}
     assert own == {"--strict", "--output", "-n", "--workers", "--max-failures", "--bundle",
-                   "--sign-key", "--subject", "--server-version", "--baseline",
+                   "--sign-key", "--subject", "--server-version", "--keyless", "--baseline",
                    "--known-failures"}
 
 

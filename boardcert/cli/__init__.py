@@ -117,6 +117,10 @@ def build_parser() -> argparse.ArgumentParser:
     mine.add_argument("--server-version", metavar="TEXT",
                       help="the version of that build, recorded with --subject (a claim of "
                       "the operator's, as the subject is)")
+    mine.add_argument("--keyless", action="store_true",
+                      help="also sign the attestations keyless with Sigstore, as the CI's "
+                      "OpenID Connect identity (GitHub Actions: id-token: write); needs "
+                      "pip install 'boardcert[sigstore]' and the network")
     mine.add_argument("--baseline", metavar="PREVIOUS",
                       help="a previous run's compliance.json (or its directory, or bundle): "
                       "exit 1 only if a requirement got worse; list what improved")

@@ -51,6 +51,14 @@ def prepare_after_run(args: argparse.Namespace, profile: Path | None = None) -> 
         raise ConfigError("--server-version describes the build given by --subject: give "
                           "--subject NAME@sha256:HEX too")
     after.attest = attestations.Plan(subjects, args.server_version, bool(args.strict))
+    if args.keyless:
+        from boardcert import keyless
+
+        try:
+            keyless.check_available()
+        except keyless.KeylessError as exc:
+            raise ConfigError(str(exc)) from None
+        after.attest.keyless = keyless.sign
     try:
         if args.baseline:
             after.baseline = baseline.load(Path(args.baseline))
@@ -66,7 +74,7 @@ def prepare_after_run(args: argparse.Namespace, profile: Path | None = None) -> 
 
 def after_run(args: argparse.Namespace, after: AfterRun, output: Path, exit_code: int) -> int:
     """Compare with the baseline (its exit code then replaces the verdict's), then bundle."""
-    from boardcert import attestations, baseline, bundle, report
+    from boardcert import baseline, report
 
     if exit_code in (EXIT_USAGE, EXIT_UNREACHABLE, EXIT_INTERRUPTED) \
             or not (output / report.JSON_NAME).is_file():
@@ -85,24 +93,34 @@ def after_run(args: argparse.Namespace, after: AfterRun, output: Path, exit_code
                else "stale known failures (--strict)" if failing else "nothing got worse")
         print(f"boardcert: {'REGRESSION' if failing else 'NO REGRESSION'}: {why} "
               f"(exit {exit_code}: a regression run exits by the comparison, not the verdict)")
+    return certify(after, output) or exit_code
+
+
+def certify(after: AfterRun, output: Path) -> int | None:
+    """The attestations beside the reports, and the bundle holding them too; an exit code
+    only when they could not be made."""
+    from boardcert import attestations, bundle, keyless, report
+
     plan = after.attest
     plan.report = report.load(output)
     plan.inputs = {"openapi": bundle.sha256(OPENAPI.read_bytes()),
                    "requirements": bundle.sha256(REQUIREMENTS.read_bytes())}
-    if after.bundle:
-        try:
+    try:
+        if after.bundle:
             path = bundle.create(output, profile=after.profile, sign_key=after.sign_key,
                                  attest=plan)
-        except bundle.BundleError as exc:
-            error(str(exc))
-            return EXIT_USAGE
-    else:
-        plan.entries(report.JSON_NAME, (output / report.JSON_NAME).read_bytes())
+        else:
+            plan.entries(report.JSON_NAME, (output / report.JSON_NAME).read_bytes())
+    except (bundle.BundleError, keyless.KeylessError) as exc:
+        error(str(exc))
+        return EXIT_USAGE
     attestations.write(output, plan.files)
-    signed = " (signed)" if after.sign_key else ""
-    count = len(plan.files) - 1  # the envelopes, not the .jsonl of them
-    print(f"boardcert: wrote {count} attestation{'s' * (count > 1)}{signed or ' (unsigned)'}: "
+    signed = " (signed" + " keyless" * bool(plan.keyless) + ")" \
+        if after.sign_key or plan.keyless else " (unsigned)"
+    count = len(plan.envelopes)
+    print(f"boardcert: wrote {count} attestation{'s' * (count > 1)}{signed}: "
           f"{output / 'attestations'}/ and {output / attestations.JSONL}")
     if after.bundle:
-        print(f"boardcert: wrote {path}{signed}; check it with boardcert verify {path}")
-    return exit_code
+        print(f"boardcert: wrote {path}{' (signed)' * bool(after.sign_key)}; check it with "
+              f"boardcert verify {path}")
+    return None

@@ -432,3 +432,30 @@ def test_certifying_the_bundled_server_writes_a_certificate_others_can_check(tmp
     checked = boardcert("verify", str(out / "certification.zip"), "--public-key",
                         str(keys[1]), "--subject", BUILD.as_text())
     assert checked.returncode == 1 and "ALTERED" in checked.stdout
+
+
+def test_the_documented_python_check_verifies_and_refuses(tmp_path, keys, other_keys):
+    """docs/certificate.md's snippet (standard library plus cryptography) accepts a signed
+    summary about the build, and refuses a forged one, another key and another digest."""
+    import subprocess
+    import sys
+
+    text = (Path(__file__).parents[1] / "docs" / "certificate.md").read_text(encoding="utf-8")
+    code = text.split("<!-- verify-snippet -->\n```python\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "verify.py").write_text(code, encoding="utf-8")
+    directory = report_dir(tmp_path)
+    certify(directory, keys[0])
+    envelope = directory / SUMMARY_FILE
+
+    def check(path: Path, public: Path, digest: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(tmp_path / "verify.py"), str(path),
+                               str(public), digest], capture_output=True, text=True)
+
+    good = check(envelope, keys[1], BUILD.sha256)
+    assert (good.returncode, good.stdout) == (0, f"{statements.VSA} PASSED\n"), good.stderr
+    assert "InvalidSignature" in check(envelope, other_keys[1], BUILD.sha256).stderr
+    assert "AssertionError" in check(envelope, keys[1], OTHER.sha256).stderr
+    forged = tmp_path / "forged.intoto.json"
+    forged.write_bytes(reenvelope(envelope.read_bytes(), lambda s: s["subject"][0][
+        "digest"].update(sha256=OTHER.sha256)))
+    assert "InvalidSignature" in check(forged, keys[1], OTHER.sha256).stderr

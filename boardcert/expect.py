@@ -92,12 +92,13 @@ def _short(value: Any) -> str:
 
 
 def unchanged(requirement: str, what: str, before: Any, after: Any,
-              exchange: Exchange | None = None) -> None:
-    """`after` equals `before`; a failure names where they differ (and the offending call)."""
+              exchange: Exchange | None = None, ignored: str = "") -> None:
+    """`after` equals `before`; a failure names where they differ (and the offending call),
+    and the fields left out as changing on their own (`ignored`)."""
     if before != after:
         found = differences(before, after)
         shown = "; ".join(found[:5]) + (f"; and {len(found) - 5} more" if len(found) > 5 else "")
-        fail(requirement, f"{what} to be unchanged", exchange, got=f"changed: {shown}")
+        fail(requirement, f"{what} to be unchanged", exchange, got=f"changed: {shown}{ignored}")
 
 
 @dataclass
@@ -109,23 +110,74 @@ class Outcome:
     after: Any = None
     created: str | None = None  # what it created after all ("a project"), to be cleaned up
     unreadable: NotAssessed | None = None  # why what it could change could not be read
+    read: Callable[[], Any] | None = None  # reads it again (for a control read), if it can
 
 
 def observed(send: Callable[[], Exchange], read: Callable[[], Any]) -> Outcome:
     """The request `send` makes, between two readings by `read` of what it could change."""
     before = read()
     exchange = send()
-    return Outcome(exchange, before, read())
+    return Outcome(exchange, before, read(), read=read)
 
 
 def changes_nothing(requirement: str, what: str, outcome: Outcome) -> None:
-    """The request created nothing and `what` it could change reads back as it was."""
+    """The request created nothing and `what` it could change reads back as it was, but for
+    the fields that change on their own: where the two readings differ, a control read (two
+    readings with nothing in between) shows them (a request id, a read time, at any depth),
+    and they are left out of both (the failure names them). A field that changes on its own
+    only now and then (a clock ticking once a second) cannot be told from an effect."""
     if outcome.unreadable is not None:
         raise outcome.unreadable
     if outcome.created:
         fail(requirement, f"{what} to be unchanged", outcome.exchange,
              got=f"{outcome.created} created")
-    unchanged(requirement, what, outcome.before, outcome.after, outcome.exchange)
+    before, after, ignored = outcome.before, outcome.after, ""
+    if before != after and outcome.read is not None:
+        volatile = _paths(outcome.read(), outcome.read())
+        before, after = _without(before, volatile), _without(after, volatile)
+        if volatile:
+            shown = ", ".join(sorted(_dotted(p) for p in volatile))
+            ignored = (f" (left out as changing on their own between two readings with "
+                       f"nothing in between: {shown})")
+    unchanged(requirement, what, before, after, outcome.exchange, ignored)
+
+
+Path = tuple[str, ...]  # keys of a JSON value, "*" for any position of a list
+
+
+def _paths(first: Any, second: Any, at: Path = ()) -> set[Path]:
+    """Where two readings differ: key paths, list positions as "*" (a field that changes on
+    its own in one row changes in the others too)."""
+    if isinstance(first, dict) and isinstance(second, dict):
+        found: set[Path] = set()
+        for key in {*first, *second}:
+            if key in first and key in second:
+                found |= _paths(first[key], second[key], (*at, str(key)))
+            else:
+                found.add((*at, str(key)))
+        return found
+    if isinstance(first, list) and isinstance(second, list) and len(first) == len(second):
+        return {p for a, b in zip(first, second, strict=True) for p in _paths(a, b, (*at, "*"))}
+    return set() if first == second else {at}
+
+
+def _without(value: Any, paths: set[Path]) -> Any:
+    """`value` without what lies at those paths."""
+    if not paths:
+        return value
+    if () in paths:
+        return None
+    if isinstance(value, dict):
+        return {k: _without(v, {p[1:] for p in paths if p[0] == str(k)})
+                for k, v in value.items() if (str(k),) not in paths}
+    if isinstance(value, list):
+        inner = {p[1:] for p in paths if p[0] == "*"}
+        return [_without(v, inner) for v in value]
+    return value
+
+
+def _dotted(path: Path) -> str:
+    return ".".join(path).replace(".*", "[*]") or "the whole reading"
 
 
 def differences(before: Any, after: Any, where: str = "") -> list[str]:

@@ -160,6 +160,10 @@ class Scene:
         """One reading: a project's state (op 3) or op 1's answer."""
         return self.project_state(what[1]) if what[0] == "project" else self.api.call(1)
 
+    def fresh_read(self, what: Read) -> Any:
+        """One reading, never the last one again (a control read)."""
+        return self.fresh_state(what[1]) if what[0] == "project" else self.api.call(1)
+
     def project_state(self, project_id: str) -> dict[str, Any]:
         """A fresh operation 3, or the last one if no request was sent since."""
         if self.boards.last_read is None or self.boards.last_read["id"] != project_id:
@@ -194,7 +198,8 @@ class Scene:
         exchange = self.send(call, key=KEYS[variant](api_key))
         after = self.state(call, exchange)  # adopts a project op 2 created after all
         self.settle(exchange, changed=before != after)
-        done = self.boards.outcomes[pair] = expect.Outcome(exchange, before, after)
+        done = self.boards.outcomes[pair] = expect.Outcome(
+            exchange, before, after, read=partial(self.state, call, None, self.fresh_read))
         return done
 
     def batch(self, api_key: str) -> None:

@@ -101,8 +101,10 @@ def test_each_test_shows_what_it_shows_one_at_a_time(name, runs):
     assert serial.keys() == side_by_side.keys()
     assert {t: _shape(x) for t, x in side_by_side.items()} == \
         {t: _shape(x) for t, x in serial.items()}
-    judged = [t for t, x in side_by_side.items() if "[op16-name-25001]" in t and _shape(x)]
-    assert len(judged) == 1, judged  # the first test to judge a case shows its request
+    judged = [t for t, x in side_by_side.items() if "[op16-name-25001]" in t
+              and any(method != "GET" for method, *_ in _shape(x))]
+    assert len(judged) == 1, judged  # the first test to judge a case shows its request (a
+    # later one may show readings of its own: the control read of expect.changes_nothing)
 
 
 def test_the_batch_was_sent(runs):

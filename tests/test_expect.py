@@ -113,3 +113,28 @@ def test_unchanged_says_where_a_value_changed():
     assert "name: 'p' -> 'q'" in message
     assert "rows: ids ['r1', 'r2'] -> ['r2', 'r1']" in message
     assert "extra added (1)" in message
+
+
+def test_changes_nothing_leaves_out_what_changes_on_its_own():
+    """A field that differs between two readings with nothing in between (a request id at the
+    top, a read time in each row) is left out of the comparison; a change beside it in the same
+    row still fails, and the failure names what was left out."""
+    reads = iter(range(100))
+
+    def project(row_name: str = "a") -> dict[str, Any]:
+        tick = next(reads)
+        return {"id": "p", "requestId": f"r{tick}",
+                "rows": [{"id": "1", "name": row_name, "readAt": tick}, {"id": "2", "name": "b"}]}
+
+    calm = expect.Outcome(exchange(401), project(), project(), read=project)
+    expect.changes_nothing("AUTH-REJECTED-CHANGES-NOTHING", "the project", calm)
+    acted = expect.Outcome(exchange(401), project(), project("renamed"), read=project)
+    with pytest.raises(Violation) as failed:
+        expect.changes_nothing("AUTH-REJECTED-CHANGES-NOTHING", "the project", acted)
+    message = str(failed.value)
+    assert "rows[0].name: 'a' -> 'renamed'" in message
+    assert "readAt" not in message.split("(left out")[0]
+    assert "requestId, rows[*].readAt" in message
+    unread = expect.Outcome(exchange(401), project(), project())
+    with pytest.raises(Violation):  # no way to read it again: no field can be left out
+        expect.changes_nothing("AUTH-REJECTED-CHANGES-NOTHING", "the project", unread)

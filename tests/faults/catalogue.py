@@ -14,11 +14,13 @@ from typing import Any
 from boardcert.checks import PROJECT_FIELDS
 
 from .asgi import Forward, Handler, Request, Response, json_response
+from .earned import FAULTS as EARNED
 from .edges import EDGES
 from .edits import (
     CARD_OPS,
     LISTED_OPS,
     PROJECT_OPS,
+    acts_then_401,
     at,
     drop,
     edit_answers,
@@ -328,18 +330,6 @@ def _key_fix(ops: set[int], needs_fixing: Any) -> Any:
             if given != key and needs_fixing(given):
                 request = request.but(headers={**request.headers, "x-api-key": key})
             return await forward(request)
-        return on(ops, fn)
-    return make
-
-
-def acts_then_401(ops: set[int]) -> Any:
-    """Requests to `ops` without the valid key are carried out, then answered 401."""
-    def make(key: str) -> Handler:
-        async def fn(request: Request, forward: Forward) -> Response:
-            if request.headers.get("x-api-key") == key:
-                return await forward(request)
-            await forward(request.but(headers={**request.headers, "x-api-key": key}))
-            return error(401, "a valid X-API-Key header is required")
         return on(ops, fn)
     return make
 
@@ -693,7 +683,7 @@ ERRORS_AND_CREATION = [
 ]
 
 FAULTS: list[Variant] = [*SHAPES, *CARDS, *NAMES, *REMOVED, *AUTH, *STATUSES_AND_DELETES,
-                         *CARD_WORK, *PLUGINS, *ERRORS_AND_CREATION, *EDGES]
+                         *CARD_WORK, *PLUGINS, *ERRORS_AND_CREATION, *EDGES, *EARNED]
 
 
 # --- Not a fault of a requirement: a server that copes badly with requests side by side -----

@@ -5,6 +5,7 @@ silent (conformance policy, section 2). The suite must certify each of them "con
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from datetime import datetime
 from typing import Any
@@ -275,6 +276,16 @@ async def _bodies_elsewhere(request: Request, forward: Forward) -> Response:
     return await forward(request.but(json_body={names.get(k, k): v for k, v in body.items()}))
 
 
+# --- fields that change on every read (a request id, a read time) -----------------------------
+
+
+def volatile(body: Any) -> Any:
+    """A Project with a request id at the top level and a read time in each row."""
+    rows = [{**row, "readAt": time.time_ns()} if isinstance(row, dict) else row
+            for row in body.get("rows") or []]
+    return {**body, "requestId": str(uuid.uuid4()), "rows": rows}
+
+
 def _variant(name: str, description: str, handler: Handler, profile: str | None = None,
              make: Any = None) -> Variant:
     return Variant(name, description, None, make or (lambda _key: handler), profile)
@@ -315,6 +326,8 @@ CONFORMANT: list[Variant] = [
     _variant("other-request-bodies", "ops 2 and 21 name their body properties differently; op 18 "
              "wants toColumnId beside ids",
              on(set(RENAMED), _other_bodies), "other-request-bodies.yaml"),
+    _variant("volatile-fields", "every Project carries a new requestId and each of its rows a "
+             "new readAt on every read", edit_answers(PROJECT_OPS, volatile)),
     _variant("bodies-elsewhere", "every body the interface does not show takes other names, "
              "op 7 rowName only, anchors required, op 27 entityId in a header; no profile",
              on({*ELSEWHERE, 7, 18, 20, 23, 27}, _bodies_elsewhere)),

@@ -124,3 +124,15 @@ def drop(project: dict[str, Any], record_id: str) -> dict[str, Any]:
     for row in rows:
         row["columns"] = [c for c in row["columns"] if c["id"] != record_id]
     return {**project, "rows": rows}
+
+
+def acts_then_401(ops: set[int]) -> Callable[[str], Handler]:
+    """Requests to `ops` without the valid key are carried out, then answered 401."""
+    def make(key: str) -> Handler:
+        async def fn(request: Request, forward: Forward) -> Response:
+            if request.headers.get("x-api-key") == key:
+                return await forward(request)
+            await forward(request.but(headers={**request.headers, "x-api-key": key}))
+            return error(401, "a valid X-API-Key header is required")
+        return on(ops, fn)
+    return make

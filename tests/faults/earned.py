@@ -1,0 +1,54 @@
+"""Faults of passes that must be earned (issue 24): a check that could pass without looking
+(a keyless request refused for another reason, a field changing on its own hiding a real
+change, a 404 that is the profile's and not the server's) must still catch these. Each breaks
+one requirement, as those of catalogue.py do."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .asgi import Forward, Handler, Request, Response, json_response
+from .edits import acts_then_401
+from .variant import Variant, keyed_fault
+
+# --- a field that changes on its own beside one a rejected request changes ------------------
+
+
+def _first_row_read_time(body: Any) -> Any:
+    """Only the first row carries a read time, new on every read."""
+    rows = body.get("rows") if isinstance(body, dict) else None
+    if rows and isinstance(rows[0], dict):
+        rows[0] = {**rows[0], "readAt": _clock()}
+    return body
+
+
+_TICKS = [0]
+
+
+def _clock() -> int:
+    _TICKS[0] += 1
+    return _TICKS[0]
+
+
+def _volatile_then(make: Any) -> Any:
+    """`make`'s fault behind Project answers whose first row has a field new on every read."""
+    def wrapped(key: str) -> Handler:
+        inner = make(key)
+
+        async def handler(request: Request, forward: Forward) -> Response:
+            response = await inner(request, forward)
+            body = response.json()
+            if response.status != 200 or request.op != 3 or not isinstance(body, dict):
+                return response
+            return json_response(_first_row_read_time(body))
+        return handler
+    return wrapped
+
+
+FAULTS: list[Variant] = [
+    keyed_fault("auth-row-rename-acts-beside-read-time", "AUTH-REJECTED-CHANGES-NOTHING",
+                "a row rename without a valid key is carried out, then answered 401; the first "
+                "row carries a read time new on every read (left out as changing on its own, "
+                "the renamed name beside it is not)",
+                _volatile_then(acts_then_401({10}))),
+]

@@ -125,6 +125,16 @@ def walk(value: Any) -> Iterator[dict[str, Any]]:
             yield from walk(inner)
 
 
+def card_names(project: Any) -> dict[str, Any]:
+    """The names a Project lists its cards under, by id (the first record of each id): how a
+    card's stored name is read back (no operation reads one card)."""
+    found: dict[str, Any] = {}
+    for record in walk(project.get("cards") if isinstance(project, dict) else None):
+        if "name" in record:
+            found.setdefault(str(record.get("id")), record["name"])
+    return found
+
+
 def ids_in_order(items: Any, where: str) -> list[str]:
     """Ids of a list whose items are ids or objects with an id; NotAssessed otherwise."""
     if not isinstance(items, list):

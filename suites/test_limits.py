@@ -9,6 +9,9 @@ With more than one request in flight (boardcert.concurrency) the cases the tests
 runs together need go side by side (`Renames.outcome`): the names at the limit each on a project
 of its own, the rejected ones on cards of their own between one reading of their project before
 and one after. Anything unexpected and they are made again one at a time, as serially.
+
+A name within the limit is stored as sent: surrounding and inner whitespace, tabs, line breaks
+and decomposed characters read back unchanged (CARD-RENAME-AS-SENT).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 import pytest
 
 from boardcert import concurrency, expect
-from boardcert.api import Api, walk
+from boardcert.api import Api, card_names
 from boardcert.board import Made, unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
@@ -95,25 +98,16 @@ def rename(api: Api, card: Made, body: Any) -> Exchange:
 def stored_name(api: Api, card: Made) -> tuple[Any, Exchange]:
     """The card's name as a fresh operation 3 lists it (NotAssessed if it is not listed)."""
     exchange = api.call(3, projectId=card.entry.params["projectId"])
-    names = _listed(expect.success(exchange, 3))
+    names = card_names(expect.success(exchange, 3))
     if card.id in names:
         return names[card.id], exchange
     raise NotAssessed("the stored card name (the Project's cards do not list the card with "
                       "its name, so it cannot be read back)")
 
 
-def _listed(project: Any) -> dict[str, Any]:
-    """The names a Project lists its cards under, by id (the first record of each id)."""
-    found: dict[str, Any] = {}
-    for record in walk(project.get("cards") if isinstance(project, dict) else None):
-        if "name" in record:
-            found.setdefault(str(record.get("id")), record["name"])
-    return found
-
-
 def stored_names(api: Api, project_id: str, cards: list[Made]) -> dict[str, Any]:
     """The cards' names as one fresh operation 3 lists them (None: not listed)."""
-    names = _listed(expect.success(api.call(3, projectId=project_id), 3))
+    names = card_names(expect.success(api.call(3, projectId=project_id), 3))
     return {card.id: names.get(card.id) for card in cards}
 
 
@@ -250,6 +244,31 @@ def test_name_at_the_limit_is_read_back_whole(case_id, renames, request):
         raise outcome.unreadable
     same_name(requirement, "the stored name (fresh operation 3)", name, outcome.after,
               outcome.exchange)
+
+
+# --- stored as sent --------------------------------------------------------------------------
+
+# Names as people type or paste them; each is stored and answered exactly as sent (policy 3),
+# so a server that trims, collapses spaces or normalizes Unicode is told apart ({} is unique).
+AS_SENT = {"surrounding-spaces": "  {}  ", "tabs-and-line-breaks": "\t{}\n",
+           "inner-runs-of-spaces": "{}   three  spaces", "decomposed": "{} cafe\u0301 cre\u0300me"}
+
+
+@pytest.mark.parametrize("form", [pytest.param(form, id=form) for form in AS_SENT])
+@pytest.mark.requirement("CARD-RENAME-AS-SENT", op=[16, 3])
+def test_renamed_card_reads_back_as_sent(api, renames, form):
+    """A name with surrounding whitespace, tabs and line breaks, runs of inner spaces or
+    decomposed characters is answered by operation 16 and read back by a fresh operation 3
+    exactly as sent."""
+    card = renames.make_card(*renames.column)
+    name = AS_SENT[form].format(unique("card"))
+    exchange = rename(api, card, {"name": name})
+    body = expect.success(exchange, 16, "CARD-RENAME-AS-SENT")
+    same_name("CARD-RENAME-AS-SENT", "the name operation 16 answers", name,
+              body.get("name") if isinstance(body, dict) else body, exchange)
+    stored, reading = stored_name(api, card)
+    same_name("CARD-RENAME-AS-SENT", "the stored name (fresh operation 3)", name, stored,
+              reading)
 
 
 # --- rejected: too long, missing, not a string ---------------------------------------------

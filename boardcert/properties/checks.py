@@ -8,15 +8,17 @@ import json
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
+from urllib.parse import quote
 
 import schemathesis
 from schemathesis.core.failures import ServerError
 
-from boardcert import checks, concurrency
+from boardcert import checks, concurrency, spec
+from boardcert.api import card_names
 from boardcert.board import unique
 from boardcert.client import Client, Exchange
 from boardcert.errors import ExchangeError
-from boardcert.properties.schema import operation_number
+from boardcert.properties.schema import EXACT_BODY_OP, operation_number
 from boardcert.properties.sending import resend
 
 # --- checks and the requirements they prove ------------------------------------------------
@@ -35,6 +37,8 @@ from boardcert.properties.sending import resend
 #                                request without the key and with a wrong key must get a 4xx,
 #                                any 4xx (the interface names no status); a 5xx is NO-SERVER-ERROR.
 #                                Operations whose security is optional are INFO (not probed).
+#   boardcert_name_as_sent       CARD-RENAME-AS-SENT on op 16's 2xx to a positive case: the name
+#                                answered, and the one a fresh op 3 lists, is the name sent.
 #   negative_data_rejection      only where the interface is exact: op 16's body (name required,
 #                                a string, at most 25000) and request bodies that are not JSON.
 # Excluded:
@@ -131,6 +135,52 @@ def _probes(client: Client, request: Any, width: int) -> Iterator[tuple[str, Exc
 KEY_CHECK = "boardcert_key_required"
 
 
+def name_as_sent(client: Client) -> Callable[..., None]:
+    """CARD-RENAME-AS-SENT, as a schemathesis check: op 16 answered 2xx to a name, so the Card
+    it answers and a fresh op 3 (the Project's cards, read through the client) carry exactly
+    that name. A name not shown there (another shape) proves nothing either way."""
+    def check(ctx: Any, response: Any, case: Any) -> None:
+        sent = case.body.get("name") if isinstance(case.body, dict) else None
+        if operation_number(case) != EXACT_BODY_OP or not isinstance(sent, str) \
+                or not 200 <= response.status_code < 300:
+            return
+        try:
+            answered = response.json()
+        except ValueError:
+            return  # not JSON: JSON-RESPONSES judges it
+        if isinstance(answered, dict) and isinstance(answered.get("name"), str) \
+                and answered["name"] != sent:
+            raise AssertionError(f"op 16 answered the name {_differs(answered['name'], sent)}")
+        path = case.path_parameters or {}
+        try:
+            reading = client.request("GET", spec.operation(3).path.format(
+                projectId=quote(str(path.get("projectId")), safe="")))
+            stored = card_names(reading.json()).get(str(path.get("cardId")))
+        except (ExchangeError, AssertionError):
+            return  # no fresh read to judge: other checks and tests judge op 3
+        if reading.status == 200 and isinstance(stored, str) and stored != sent:
+            check.readings[id(response)] = reading  # type: ignore[attr-defined]
+            raise AssertionError(f"a fresh op 3 lists the card's name as {_differs(stored, sent)}")
+
+    check.__name__ = check.__qualname__ = NAME_CHECK
+    check.readings = {}  # type: ignore[attr-defined]  # id(response) -> the fresh op 3
+    return check
+
+
+def _differs(got: str, sent: str) -> str:
+    """`got`, not the name sent, and where they first differ."""
+    at = next((i for i, (a, b) in enumerate(zip(got, sent, strict=False)) if a != b),
+              min(len(got), len(sent)))
+    return f"{_shown(got)}, not the name sent, {_shown(sent)} (first difference at character {at})"
+
+
+def _shown(name: str) -> str:
+    return repr(name) if len(name) <= 80 else f"{name[:60]!r}... ({len(name)} characters)"
+
+
+NAME_CHECK = "boardcert_name_as_sent"
+
+
 def json_payload(ctx: Any, response: Any, case: Any) -> None:
     """JSON-RESPONSES: "All payloads are JSON", so a 2xx body, if there is one, parses as JSON
     (whatever its Content-Type says: the label is JSON-MEDIA-TYPE's)."""
@@ -146,5 +196,6 @@ def json_payload(ctx: Any, response: Any, case: Any) -> None:
 
 JSON_CHECK = "boardcert_json_payload"
 json_payload.__name__ = json_payload.__qualname__ = JSON_CHECK
-CHECK_REQUIREMENT = {KEY_CHECK: "AUTH-KEY-REQUIRED", JSON_CHECK: "JSON-RESPONSES"}
+CHECK_REQUIREMENT = {KEY_CHECK: "AUTH-KEY-REQUIRED", JSON_CHECK: "JSON-RESPONSES",
+                     NAME_CHECK: "CARD-RENAME-AS-SENT"}
 BOARDCERT_CHECKS = {f"boardcert_{c.name}": (_register(c), c.requirement) for c in checks.CHECKS}

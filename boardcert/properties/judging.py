@@ -33,6 +33,7 @@ from boardcert.properties.checks import (
     CHECK_REQUIREMENT,
     json_payload,
     key_required,
+    name_as_sent,
 )
 from boardcert.properties.schema import EXACT_BODY_OP, operation_number
 
@@ -61,6 +62,8 @@ def requirement_ids(number: int, negative: bool = True) -> list[str]:
         ids += [c.requirement for c in checks.checks_for(number) if c.requirement not in ids]
     if spec.operation(number).auth_required:
         ids.append("AUTH-KEY-REQUIRED")
+    if number == EXACT_BODY_OP:
+        ids.append("CARD-RENAME-AS-SENT")  # boardcert_name_as_sent, on positive cases
     if negative and number == EXACT_BODY_OP:
         ids += NAME_REQUIREMENTS
     if negative and number in MALFORMED_JSON_OPS and spec.operation(number).body_schema_shown:
@@ -211,6 +214,10 @@ class Judge:
     def key_check(self) -> Callable[..., None]:
         return key_required(self.client, self.width)
 
+    @cached_property
+    def name_check(self) -> Callable[..., None]:
+        return name_as_sent(self.client)
+
     def checks_for(self, number: int, info: CaseInfo,
                    key: bool = True) -> list[Callable[..., Any]]:
         found = [not_a_server_error, status_code_conformance, json_payload]
@@ -219,6 +226,8 @@ class Judge:
         found += [BOARDCERT_CHECKS[f"boardcert_{c.name}"][0] for c in checks.checks_for(number)]
         if key and spec.operation(number).auth_required and number not in self._auth_confirmed:
             found.append(self.key_check)  # two probes per operation are enough
+        if number == EXACT_BODY_OP and info.positive:
+            found.append(self.name_check)
         if info.rejection:
             found.append(negative_data_rejection)
         if info.acceptance:
@@ -263,4 +272,7 @@ class Judge:
         shown = [response.exchange]  # an Answer's: the request as the client sent it
         if sent is response:  # the key check's request without the key (or a wrong one)
             shown.append(probe)
+        reading = self.name_check.readings.pop(id(response), None)  # type: ignore[attr-defined]
+        if reading is not None:  # the fresh op 3 that shows the stored name
+            shown.append(reading)
         return _violation(ids[0])(message, ids, shown)

@@ -4,11 +4,13 @@ a simple test does not send. Each breaks one requirement, as those of catalogue.
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 from .asgi import Forward, Handler, Request, Response, json_response
-from .edits import edit_answers, error, on
+from .edits import edit_answers, edit_requests, error, on
 from .variant import Variant, fault
 
 
@@ -76,4 +78,41 @@ MOVES = [
           "op 18 moves one card, named by cardId, and refuses ids", _cards_under("cardId", True)),
 ]
 
-EDGES: list[Variant] = [*ROWS, *MOVES]
+# --- op 16's name, stored as sent ---------------------------------------------------------------
+
+
+def _stored(change: Callable[[str], str]) -> Callable[[Any], Any]:
+    """Op 16's request body with the name as the server stores it."""
+    def edit(body: dict[str, Any]) -> dict[str, Any]:
+        if isinstance(body.get("name"), str):
+            body["name"] = change(body["name"])
+        return body
+    return edit
+
+
+async def _trimmed_on_store(request: Request, forward: Forward) -> Response:
+    """The name is trimmed where it is stored, but the answer echoes the name sent."""
+    body = request.json()
+    if not isinstance(body, dict) or not isinstance(body.get("name"), str):
+        return await forward(request)
+    response = await forward(request.but(json_body={**body, "name": body["name"].strip()}))
+    if response.status != 200:
+        return response
+    return json_response({**response.json(), "name": body["name"]})
+
+
+NAMES = [
+    fault("card-rename-trimmed", "CARD-RENAME-AS-SENT",
+          "op 16 trims surrounding whitespace from the name (and answers the trimmed name)",
+          edit_requests(16, _stored(str.strip))),
+    fault("card-rename-trimmed-on-store", "CARD-RENAME-AS-SENT",
+          "op 16 answers the name sent but stores it trimmed", on(16, _trimmed_on_store)),
+    fault("card-rename-collapses-whitespace", "CARD-RENAME-AS-SENT",
+          "op 16 turns each run of whitespace in the name into one space",
+          edit_requests(16, _stored(lambda name: re.sub(r"\s+", " ", name)))),
+    fault("card-rename-normalized-nfc", "CARD-RENAME-AS-SENT",
+          "op 16 stores the name in Unicode normal form C (e + combining accent becomes é)",
+          edit_requests(16, _stored(lambda name: unicodedata.normalize("NFC", name)))),
+]
+
+EDGES: list[Variant] = [*ROWS, *MOVES, *NAMES]

@@ -1,4 +1,5 @@
-"""Build hook: a wheel carries spec/ and suites/ inside the package, as boardcert/data/.
+"""Build hook: a wheel carries spec/, suites/ and docs/requirements.md inside the package, as
+boardcert/data/.
 
 The repository keeps them at the top level; `boardcert.paths` reads them from
 boardcert/data/ when installed from a wheel, else from the checkout (an editable install).
@@ -15,6 +16,7 @@ from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 DATA = ("spec", "suites")  # top-level directories the wheel carries
+FILES = ("docs/requirements.md",)  # and files (the reports point at its entries)
 
 
 class BuildPyWithData(build_py):
@@ -29,6 +31,10 @@ class BuildPyWithData(build_py):
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(HERE / name, target,
                             ignore=shutil.ignore_patterns("__pycache__", "*.py[co]"))
+        for name in FILES:
+            target = Path(self.build_lib, "boardcert", "data", name)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(HERE / name, target)
 
 
 setup(cmdclass={"build_py": BuildPyWithData})

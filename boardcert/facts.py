@@ -58,10 +58,13 @@ def _short(arg: str) -> str:
     return PurePath(arg).name if os.path.isabs(arg) else arg
 
 
-def record(budget: str, seed: int, options: Iterable[str]) -> dict[str, Any]:
+def record(budget: str, seed: int, options: Iterable[str],
+           docs_url: str | None = None) -> dict[str, Any]:
     """The `run` section of compliance.json (`options` as `recorded_options` gives them:
-    dropping the key twice would drop the option after --api-key)."""
-    return {"budget": budget, "seed": seed, "versions": versions(), "options": list(options)}
+    dropping the key twice would drop the option after --api-key; `docs_url` only when given:
+    where the reports link each requirement)."""
+    facts = {"budget": budget, "seed": seed, "versions": versions(), "options": list(options)}
+    return facts | ({"docs_url": docs_url} if docs_url else {})
 
 
 def differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:

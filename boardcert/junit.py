@@ -27,6 +27,8 @@ from pathlib import Path
 import pytest
 from _pytest.junitxml import xml_key
 
+from boardcert import requirements
+from boardcert.options import value as option_value
 from boardcert.paths import without_machine_paths
 
 MESSAGE_MAX = 200
@@ -34,6 +36,7 @@ TEXT_MAX = 8000
 CURLS_SHOWN, CURL_MAX = 3, 1000  # a failed test's curl lines in its <system-out>
 FAMILY = "xunit1"
 EVIDENCE = "evidence"
+DOCS = "docs"  # a failure's requirements, explained: their entries in docs/requirements.md
 # What junit-10.xsd allows on a <testcase>; xunit1 adds file and line.
 CASE_ATTRIBUTES = ("name", "assertions", "time", "classname", "status")
 _REQUIREMENT = re.compile(r"\[[A-Z][A-Z0-9-]+\]")
@@ -53,7 +56,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     xml = session.config.stash.get(xml_key, None)
     path = Path(xml.logfile) if xml is not None else None
     if path is not None and path.is_file():
-        tidy(path, session.config.rootpath)
+        docs_url = option_value("docs_url", session.config.getoption("docs_url", None))
+        tidy(path, session.config.rootpath, docs_url)
 
 
 def properties_path(path: Path) -> Path:
@@ -61,10 +65,11 @@ def properties_path(path: Path) -> Path:
     return path.with_name(f"{path.stem}-properties{path.suffix}")
 
 
-def tidy(path: Path, root: Path) -> None:
+def tidy(path: Path, root: Path, docs_url: str | None = None) -> None:
     """Rewrite pytest's junit.xml: one-line messages, capped texts, no directory of this
-    machine; the form with testcase properties to properties_path(path), the junit-10.xsd
-    form (the properties as <system-out> lines) to the path itself."""
+    machine, a failure's `docs` (where each requirement it failed is explained); the form
+    with testcase properties to properties_path(path), the junit-10.xsd form (the properties
+    as <system-out> lines) to the path itself."""
     tree = ET.parse(path)
     cases = list(tree.getroot().iter("testcase"))
     for case in cases:
@@ -74,10 +79,21 @@ def tidy(path: Path, root: Path) -> None:
             text = element.text or ""
             element.set("message", headline(element.get("message") or text, text, ids.split()))
             element.text = cap(text)
+        held = case.find("properties")
+        if case.find("failure") is not None and ids and held is not None:
+            ET.SubElement(held, "property", name=DOCS, value=docs(ids.split(), docs_url))
     _write(tree, properties_path(path), root)
     for case in cases:
         strict(case)
     _write(tree, path, root)
+
+
+def docs(ids: list[str], docs_url: str | None) -> str:
+    """Where each requirement is explained: its entry under --docs-url, else the command that
+    prints the entry."""
+    if docs_url:
+        return " ".join(requirements.link(docs_url, i) for i in ids)
+    return f"boardcert requirements {' '.join(ids)} (docs/requirements.md)"
 
 
 def strict(case: ET.Element) -> None:

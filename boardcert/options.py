@@ -6,6 +6,8 @@ BOARDCERT_* variables that stand in for some). Light to import: the CLI's parser
 from __future__ import annotations
 
 import argparse
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +72,10 @@ OPTIONS = (
            "for the key (a refused connection still stops the run)", switch=True),
     Option("--plan", "list what the run would call and create, and how it cleans up; call "
            "nothing, start nothing, write no report", switch=True),
+    Option("--docs-url", "where boardcert's docs are published (the folder of "
+           "requirements.md, e.g. your clone's docs/ on your forge): the reports link each "
+           "requirement there; without it they name `boardcert requirements ID`, which prints "
+           "the same entry", metavar="URL", env="BOARDCERT_DOCS_URL"),
 )
 BY_DEST = {option.dest: option for option in OPTIONS}
 
@@ -80,3 +86,11 @@ def add_to(parser: argparse.ArgumentParser | Any, *dests: str, help: str | None 
     add = getattr(parser, "addoption", None) or parser.add_argument
     for option in [BY_DEST[d] for d in dests] if dests else OPTIONS:
         add(option.flag, **option.declaration(help))
+
+
+def value(dest: str, given: Any, environ: Mapping[str, str] = os.environ) -> Any:
+    """An option's value: as given, else its variable's (None when neither is set)."""
+    env = BY_DEST[dest].env
+    if given is not None and given != "":
+        return given
+    return (environ.get(env) or None) if env else None

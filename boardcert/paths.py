@@ -21,6 +21,7 @@ PROFILE_SCHEMA = SPEC / "profile.schema.json"
 DISCOVERY = SPEC / "discovery.yaml"
 DEFAULT_PROFILE = SPEC / "profiles" / "reference.yaml"
 SUITES = ROOT / "suites"
+REQUIREMENTS_PAGE = ROOT / "docs" / "requirements.md"  # the wheel carries it (setup.py)
 RUN_INI = PACKAGE / "run.ini"  # `boardcert run`'s pytest configuration
 
 

@@ -9,6 +9,18 @@ from typing import Any
 from boardcert.paths import REQUIREMENTS, read_yaml
 
 LEVELS = ("MUST", "SHOULD", "INFO")
+DOCS_PAGE = "requirements.md"  # docs/requirements.md: an entry per requirement
+
+
+def anchor(requirement_id: str) -> str:
+    """The anchor of a requirement's entry in docs/requirements.md: its id in lower case, the
+    slug GitHub and GitLab give the entry's heading (`## CARD-NAME-MAX`)."""
+    return requirement_id.lower()
+
+
+def link(docs_url: str, requirement_id: str) -> str:
+    """Where a report points for a requirement: its entry under the docs base URL."""
+    return f"{docs_url.rstrip('/')}/{DOCS_PAGE}#{anchor(requirement_id)}"
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ import pytest
 from boardcert import facts, requirements
 from boardcert import report as compliance
 from boardcert.keys import TARGET
+from boardcert.options import value as option_value
 from boardcert.paths import without_machine_paths
 from boardcert.redact import Redactor
 from boardcert.report.build import FAILED
@@ -206,7 +207,8 @@ class Collector:
         given = self.config.getoption("boardcert_command", None)
         options = json.loads(given) if given else facts.recorded_options(
             self.config.invocation_params.args)
-        return facts.record(RUN.budget.name, RUN.seed, options)
+        docs_url = option_value("docs_url", self.config.getoption("docs_url", None))
+        return facts.record(RUN.budget.name, RUN.seed, options, docs_url)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         report = self.config.stash.get(REPORT, None)

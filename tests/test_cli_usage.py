@@ -58,7 +58,7 @@ def test_the_top_level_help_gives_the_exit_codes(capsys):
     (["run", "--hypothesis-seed", "3"], "--seed"),  # what the console printed before --seed
     (["run", "--seeed", "3"], "--seed"),
     (["run", "--budjet", "quick"], "--budget"),
-    (["run", "--url", "http://x"], "--base-url"),
+    (["run", "--url", "http://x"], "--base-url or --docs-url"),
     (["run", "--key", "k"], "--api-key"),
     (["run", "--stirct"], "--strict"),
     (["profile", "--shwo"], "--show"),

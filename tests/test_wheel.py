@@ -19,7 +19,7 @@ from boardcert.paths import ROOT
 # What a source distribution holds (MANIFEST.in); the build runs on a copy, so the checkout
 # gets no build/ or *.egg-info of the test's making.
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "boardcert", "spec",
-           "suites")
+           "suites", "docs")
 
 
 @pytest.fixture(scope="module")
@@ -57,12 +57,14 @@ def pip(args: list[str]) -> None:
 
 
 def test_the_wheel_carries_spec_suites_and_profiles(wheel):
-    """The wheel holds the interface's facts, every suite and the reference profile."""
+    """The wheel holds the interface's facts, every suite, the reference profile and
+    docs/requirements.md."""
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {f"boardcert/data/{p.relative_to(ROOT).as_posix()}"
                 for folder in ("spec", "suites") for p in (ROOT / folder).rglob("*")
                 if p.is_file() and "__pycache__" not in p.parts}
     assert "boardcert/data/spec/profiles/reference.yaml" in expected
+    expected.add("boardcert/data/docs/requirements.md")  # the reports point at its entries
     assert expected <= names, sorted(expected - names)
     assert "boardcert/run.ini" in names
 
@@ -88,3 +90,11 @@ def test_the_installed_tool_certifies_the_bundled_server_from_an_empty_directory
     assert all(m.startswith("suites/") for m in modules), modules  # no ../lib/python3.x/...
     (found,) = (tmp_path / "reports").glob("*/compliance.json")
     assert json.loads(found.read_text())["verdict"] == "conformant"
+
+
+def test_the_installed_tool_prints_a_requirement_s_entry(installed, tmp_path):
+    """`boardcert requirements ID` reads the wheel's docs/requirements.md."""
+    result = subprocess.run([installed / "bin" / "boardcert", "requirements", "CARD-NAME-STRING"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("## CARD-NAME-STRING\n") and "Tests" in result.stdout

@@ -134,9 +134,12 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("directory", metavar="DIR")
     report.set_defaults(command=cmd_report)
 
-    reqs = sub.add_parser("requirements", help="list the requirement catalogue")
+    reqs = sub.add_parser("requirements", help="list the requirement catalogue, or print "
+                          "a requirement's entry (what it rests on, its tests and faults)")
     reqs.add_argument("--level", choices=requirements.LEVELS, type=str.upper,
                       help="only this level (any case)")
+    reqs.add_argument("ids", metavar="ID", nargs="*",
+                      help="print these requirements' entries of docs/requirements.md")
     reqs.set_defaults(command=cmd_requirements)
 
     profile = sub.add_parser("profile", help="check a profile, show it merged with the "

@@ -28,6 +28,8 @@ def cmd_report(args: argparse.Namespace, extra: list[str]) -> int:
 def cmd_requirements(args: argparse.Namespace, extra: list[str]) -> int:
     from boardcert.report.render import ranges
 
+    if args.ids:
+        return _entries([i.upper() for i in args.ids])
     chosen = [req for req in requirements.catalogue().values()
               if not args.level or req.level == args.level]
     ops = {req.id: ranges(req.operations, sep=",", dash="-") for req in chosen}
@@ -130,4 +132,17 @@ def cmd_keygen(args: argparse.Namespace, extra: list[str]) -> int:
     key = bundle.fingerprint(bundle.load_public_key(public))
     print(f"boardcert: wrote {private} (private: keep it secret) and {public} (public: give "
           f"it to whoever verifies); key sha256:{key}")
+    return EXIT_OK
+
+
+def _entries(ids: list[str]) -> int:
+    """Each requirement's entry of docs/requirements.md: what it rests on, its tests and the
+    faults that prove them (what the reports point at)."""
+    from boardcert import requirements_page
+
+    unknown = [i for i in ids if i not in requirements.catalogue()]
+    if unknown:
+        error(f"no such requirement: {', '.join(unknown)} (boardcert requirements lists them)")
+        return EXIT_USAGE
+    print("\n".join(requirements_page.entry(i) for i in ids), end="")
     return EXIT_OK

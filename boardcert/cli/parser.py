@@ -17,19 +17,21 @@ PYTEST_HINT = "pytest's own arguments go after --, e.g. boardcert run -- -k card
 
 def closest(word: str, known: Iterable[str]) -> str | None:
     """The known flag (or command) the user most likely meant by `word`: the most similar
-    spelling, else the one whose name `word` contains or is contained in (--hypothesis-seed:
-    --seed; --url: --base-url); None when nothing is near."""
+    spellings, else those whose name `word` contains or is contained in (--hypothesis-seed:
+    --seed; --key: --api-key); two that fit as well are both named ("--base-url or
+    --docs-url" for --url); None when nothing is near."""
     name = word.split("=", 1)[0]
     known = [k for k in known if k.startswith("-") == name.startswith("-")]
-    near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
-    if near:
-        return near[0]
+    ratio = {k: difflib.SequenceMatcher(None, name, k).ratio() for k in known}
+    near = [k for k in known if ratio[k] >= 0.6]
     bare = name.lstrip("-")
-    if len(bare) < 3:
+    if not near and len(bare) >= 3:
+        near = [k for k in known if len(k.lstrip("-")) >= 3
+                and (k.lstrip("-") in bare or bare in k.lstrip("-"))]
+    if not near:
         return None
-    inside = [k for k in known if len(k.lstrip("-")) >= 3
-              and (k.lstrip("-") in bare or bare in k.lstrip("-"))]
-    return min(inside, key=len) if inside else None
+    best = max(ratio[k] for k in near)
+    return " or ".join(sorted(k for k in near if ratio[k] == best)[:2])
 
 
 class Parser(argparse.ArgumentParser):

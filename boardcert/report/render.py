@@ -54,7 +54,7 @@ def render_summary(report: dict[str, Any]) -> str:
     """compliance-summary.md: verdict, counts and one line per failed requirement, short
     enough for a pull-request comment or a CI step summary (SUMMARY_MAX characters)."""
     shown = view(report)
-    shown["failed"] = [failed_line(q) for level in LEVELS for q in shown["by_level"][level]
+    shown["failed"] = [failed_line(report, q) for level in LEVELS for q in shown["by_level"][level]
                        if q["status"] == "failed"]
     text = environment(False).get_template("compliance-summary.md.j2").render(shown)
     if len(text) > SUMMARY_MAX:
@@ -85,10 +85,29 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
         "boardcert_errors": report.get("boardcert_errors", []),
         "bug": BUG,
         "badge_svg": markupsafe.Markup(badge.render(report)),
+        "doc": lambda requirement_id: docs_entry(report, requirement_id),
+        "behind_verdict": behind_verdict(report),
         "profile_yaml": yaml.safe_dump(report["profile"]["content"], sort_keys=False,
                                        default_flow_style=None,
                                        allow_unicode=True, width=100).strip(),
     }
+
+
+def docs_entry(report: dict[str, Any], requirement_id: str) -> str:
+    """The URL of a requirement's entry in docs/requirements.md, under the run's --docs-url;
+    "" when none was given (the reports then name `boardcert requirements ID`)."""
+    base = (report.get("run") or {}).get("docs_url")
+    return requirements.link(base, requirement_id) if base else ""
+
+
+def behind_verdict(report: dict[str, Any]) -> list[str]:
+    """The requirements the verdict rests on: the failed MUSTs, else the MUSTs not assessed
+    (incomplete), else the failed SHOULDs (with warnings); none for conformant."""
+    def having(level: str, status: str) -> list[str]:
+        return [q["id"] for q in report["requirements"]
+                if q["level"] == level and q["status"] == status]
+    return having("MUST", "failed") or having("MUST", "not assessed") or \
+        having("SHOULD", "failed")
 
 
 def failure(test: dict[str, Any]) -> dict[str, Any]:
@@ -217,12 +236,14 @@ def ranges(numbers: Iterable[int], sep: str = ", ", dash: str = "–") -> str:
                     for r in runs)
 
 
-def failed_line(requirement: dict[str, Any]) -> str:
+def failed_line(report: dict[str, Any], requirement: dict[str, Any]) -> str:
     """A failed requirement in the summary: level, id linking to its HTML section, title and
     the first line of why."""
     why = headline(requirement.get("message") or "").removeprefix(f"[{requirement['id']}] ")
+    docs = docs_entry(report, requirement["id"])
+    entry = f" ([what it means]({docs}))" if docs else ""
     return (f"- **{requirement['level']}** [`{requirement['id']}`](compliance.html#req-"
-            f"{requirement['id']}): {markdown_cell(requirement['title'])}"
+            f"{requirement['id']}){entry}: {markdown_cell(requirement['title'])}"
             + (f": {markdown_cell(why)}" if why else ""))
 
 

@@ -59,8 +59,9 @@ def test_the_top_level_help_gives_the_exit_codes(capsys):
     (["run", "--seeed", "3"], "--seed"),
     (["run", "--budjet", "quick"], "--budget"),
     (["run", "--url", "http://x"], "--base-url or --docs-url"),
-    (["run", "--key", "k"], "--api-key"),
+    (["run", "--key", "k"], "--api-key or --keyless"),  # both fit as well: both named
     (["run", "--stirct"], "--strict"),
+    (["run", "--budge", "quick"], "--budget"),  # no abbreviation: --key is not --keyless
     (["profile", "--shwo"], "--show"),
     (["profile", "--discovr"], "--discover"),
     (["requirements", "--levle", "MUST"], "--level"),

@@ -1,5 +1,6 @@
 """argparse, as the `boardcert` command uses it: each subcommand refuses its own unknown flags
-(with its own usage, not the top level's) and names the closest flag or command it knows."""
+(with its own usage, not the top level's) and names the closest flag or command it knows; no
+flag is abbreviated."""
 
 from __future__ import annotations
 
@@ -35,7 +36,12 @@ def closest(word: str, known: Iterable[str]) -> str | None:
 
 
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors name the closest known flag or command."""
+    """An ArgumentParser whose errors name the closest known flag or command. No flag is
+    taken for another by its first letters (`--key` was `--keyless`): a flag is spelled
+    whole, or refused with the closest one named."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **{"allow_abbrev": False, **kwargs})
 
     def parse_known_args(self, args: Sequence[str] | None = None,
                          namespace: Any = None) -> tuple[argparse.Namespace, list[str]]:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from boardcert import ahead, checks, expect
+from boardcert.api import ids_in_order
 from boardcert.board import unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
@@ -188,6 +189,53 @@ def test_deleted_project_is_gone(api, project, ledger):
         expect.fail("PROJECT-DELETE", "status 200 from operation 4", exchange)
     expect.rejected(api.call(3, projectId=project.id), "PROJECT-DELETE", "a deleted project")
     ledger.forget(project.entry)
+
+
+def _card_ids(api, project_id: str) -> tuple[list[str], Exchange]:
+    """The ids of the Project's cards, as a fresh op 3 lists them."""
+    exchange = api.call(3, projectId=project_id)
+    body = expect.success(exchange, 3, "PROJECT-CARDS-LISTED")
+    if not isinstance(body, dict) or "cards" not in body:
+        raise NotAssessed("the Project's cards (op 3 answered no cards; see PROJECT-TOP-LEVEL)")
+    return ids_in_order(body["cards"], "the Project's cards"), exchange
+
+
+def _all_listed(api, project_id: str, cards: list[Any], when: str) -> tuple[list[str], Exchange]:
+    listed, exchange = _card_ids(api, project_id)
+    missing = [f"{card.id} ({where})" for card, where in cards if card.id not in listed]
+    if missing:
+        expect.fail("PROJECT-CARDS-LISTED", f"every card of the project in its cards {when}",
+                    exchange, got=f"cards {listed} without {', '.join(missing)}")
+    return listed, exchange
+
+
+@pytest.mark.requirement("PROJECT-CARDS-LISTED", op=[15, 3, 17])
+def test_project_lists_its_cards(api, make_project, make_row, make_column, make_card, ledger):
+    """A card created by op 15 is listed by id in its Project's cards (a fresh op 3), whichever
+    row and column holds it and after the Project was read once; after op 17 it is gone from
+    them, and the others are still listed."""
+    project = make_project()
+    rows = [make_row(project), make_row(project)]
+    columns = [make_column(project, rows[0]), make_column(project, rows[0]),
+               make_column(project, rows[1])]
+    cards = [(make_card(project, columns[0]), "the first column of the first row")]
+    _all_listed(api, project.id, cards, "after the first was created")
+    cards += [(make_card(project, columns[0]), "created after op 3 read the Project"),
+              (make_card(project, columns[1]), "the second column of the first row"),
+              (make_card(project, columns[2]), "the column of the second row")]
+    _all_listed(api, project.id, cards, "after more were created")
+    gone = [cards.pop(0), cards.pop()]
+    for card, _ in gone:
+        deleted = api.call(17, projectId=project.id, cardId=card.id)
+        if deleted.status != 200:
+            raise NotAssessed(f"a deleted card (op 17 answered {deleted.status}; see "
+                              "CARD-DELETE-RETURNS-CARD)")
+        ledger.forget(card.entry)
+    listed, exchange = _all_listed(api, project.id, cards, "after two others were deleted")
+    kept = [card.id for card, _ in gone if card.id in listed]
+    if kept:
+        expect.fail("PROJECT-CARDS-LISTED", "the cards deleted by op 17 gone from the Project's "
+                    "cards", exchange, got=f"{', '.join(kept)} still listed")
 
 
 def _get(body: Any, field: str) -> Any:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .asgi import Forward, Handler, Request, Response, json_response
-from .edits import edit_answers, edit_requests, error, on
+from .edits import PROJECT_OPS, edit_answers, edit_requests, error, on
 from .variant import Variant, fault
 
 
@@ -115,4 +115,66 @@ NAMES = [
           edit_requests(16, _stored(lambda name: unicodedata.normalize("NFC", name)))),
 ]
 
-EDGES: list[Variant] = [*ROWS, *MOVES, *NAMES]
+# --- the Project's cards ---------------------------------------------------------------------
+
+
+def _cards_where(keep: Callable[[dict[str, Any], int, dict[str, Any]], bool]) -> Handler:
+    """Project answers list only the cards for which `keep(card, index, project)` holds."""
+    def edit(body: Any) -> Any:
+        if isinstance(body, dict) and isinstance(body.get("cards"), list):
+            body["cards"] = [c for i, c in enumerate(body["cards"]) if keep(c, i, body)]
+        return body
+    return edit_answers(PROJECT_OPS, edit)
+
+
+def _in_first_column(card: dict[str, Any], index: int, project: dict[str, Any]) -> bool:
+    first = next((row["columns"][0]["id"] for row in project["rows"][:1] if row["columns"]), None)
+    return any(column["id"] == first for column in card["columns"])
+
+
+def _cards_cached() -> Handler:
+    """Op 3 answers the cards a project had when op 3 first read it (a cache never refreshed)."""
+    cache: dict[str, Any] = {}
+
+    async def fn(request: Request, forward: Forward) -> Response:
+        response = await forward(request)
+        body = response.json()
+        if response.status != 200 or not isinstance(body, dict):
+            return response
+        body["cards"] = cache.setdefault(request.params["projectId"], body.get("cards"))
+        return json_response(body)
+    return on(3, fn)
+
+
+def _deleted_cards_kept() -> Handler:
+    """Op 17 takes the card out of its column but the project's card list keeps it."""
+    deleted: dict[str, list[Any]] = {}
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        response = await forward(request)
+        body = response.json()
+        if response.status != 200 or not isinstance(body, dict):
+            return response
+        if request.op == 17:
+            deleted.setdefault(request.params["projectId"], []).append(body)
+        elif request.op in PROJECT_OPS and "cards" in body:
+            body["cards"] = [*body["cards"], *deleted.get(str(body.get("id")), [])]
+            return json_response(body)
+        return response
+    return handler
+
+
+CARDS = [
+    fault("project-cards-first-column-only", "PROJECT-CARDS-LISTED",
+          "the Project lists only the cards of the first column of its first row",
+          _cards_where(_in_first_column)),
+    fault("project-cards-first-only", "PROJECT-CARDS-LISTED",
+          "the Project lists only its first card", _cards_where(lambda c, i, p: i == 0)),
+    fresh("project-cards-cached", "PROJECT-CARDS-LISTED",
+          "op 3 lists the cards of a cache filled by its first read of the project",
+          _cards_cached),
+    fresh("project-cards-keep-deleted", "PROJECT-CARDS-LISTED",
+          "a card deleted by op 17 stays in its Project's cards", _deleted_cards_kept),
+]
+
+EDGES: list[Variant] = [*ROWS, *MOVES, *NAMES, *CARDS]

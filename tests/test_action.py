@@ -1,0 +1,192 @@
+"""The GitHub Action (action.yml) in one step: its `run:` steps, run with bash as a runner runs
+a composite action's (a simulated GITHUB_* environment, `${{ ... }}` substituted), install
+boardcert from the action's own checkout, certify a server, append compliance-summary.md to
+the step summary, set the outputs and fail the job by boardcert's exit code; the API key is
+masked and written nowhere. The `uses:` step (actions/upload-artifact) cannot run here: it is
+skipped, and the test says so."""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from faults import FAULTS, serving
+
+from boardcert.paths import ROOT
+
+ACTION = ROOT / "action.yml"
+INPUTS = {"base-url", "api-key", "profile", "budget", "baseline", "subject"}
+SERVER, REPOSITORY = "https://github.com", "acme/board-server"
+EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+
+
+@dataclass
+class Job:
+    """What a job that ran the action shows: the exit code of its last step, the action's
+    outputs, the step summary, the log, and the steps that were skipped."""
+
+    code: int
+    outputs: dict[str, str]
+    summary: str
+    log: str
+    skipped: list[str] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)  # every GITHUB_OUTPUT file
+
+
+def action() -> dict[str, Any]:
+    return yaml.safe_load(ACTION.read_text(encoding="utf-8"))
+
+
+def substitute(text: str, context: dict[str, Any]) -> str:
+    """`${{ inputs.x }}`, `${{ steps.id.outputs.x }}`, `${{ github.x }}`, `${{ runner.x }}`:
+    what a composite action's run steps use (anything else fails the test, to be added
+    here)."""
+    def value(match: re.Match[str]) -> str:
+        found: Any = context
+        for part in match[1].split("."):
+            assert isinstance(found, dict) and part in found, f"unknown expression {match[0]}"
+            found = found[part]
+        return str(found)
+    return EXPRESSION.sub(value, text)
+
+
+def outputs_of(path: Path) -> dict[str, str]:
+    """A step's GITHUB_OUTPUT: `name=value` lines (and `name<<END` ... `END` blocks)."""
+    found: dict[str, str] = {}
+    lines = iter(path.read_text(encoding="utf-8").splitlines())
+    for line in lines:
+        if "<<" in line and "=" not in line.split("<<")[0]:
+            name, end = line.split("<<", 1)
+            found[name] = "\n".join(iter(lambda: next(lines), end))
+        elif "=" in line:
+            name, value = line.split("=", 1)
+            found[name] = value
+    return found
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory) -> dict[str, Path]:
+    """A runner's directories: the action's checkout where the runner puts it
+    (_actions/OWNER/REPO/REF), and its temp directory (kept between jobs: the install is
+    the second job installs again over the first's venv)."""
+    base = tmp_path_factory.mktemp("runner")
+    checkout = base / "_actions" / "acme" / "boardcert" / "v1"
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    for name in listed.splitlines():
+        if (ROOT / name).is_file():
+            (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, checkout / name)
+    (base / "temp").mkdir()
+    return {"action": checkout, "temp": base / "temp"}
+
+
+def run_action(runner: dict[str, Path], workspace: Path, inputs: dict[str, str]) -> Job:
+    """The action's steps in order, as a runner runs them: each run step a bash script
+    (`bash --noprofile --norc -eo pipefail`, in the workspace) with its own GITHUB_OUTPUT,
+    one GITHUB_STEP_SUMMARY; a failing step ends the job."""
+    spec = action()
+    summary = workspace.parent / f"{workspace.name}-summary.md"
+    summary.write_text("")
+    environ = {k: v for k, v in os.environ.items()
+               if not k.startswith(("BOARDCERT_", "PYTHON", "PYTEST", "GITHUB_", "VIRTUAL_ENV"))}
+    environ |= {"CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(workspace),
+                "GITHUB_ACTION_PATH": str(runner["action"]), "RUNNER_TEMP": str(runner["temp"]),
+                "GITHUB_SERVER_URL": SERVER, "GITHUB_REPOSITORY": REPOSITORY,
+                "GITHUB_SHA": "0" * 40, "GITHUB_JOB": "certify", "GITHUB_RUN_ID": "1",
+                "GITHUB_STEP_SUMMARY": str(summary)}
+    defaults = {name: str(i.get("default", "")) for name, i in spec["inputs"].items()}
+    context: dict[str, Any] = {"inputs": defaults | inputs, "steps": {},
+                               "runner": {"temp": str(runner["temp"])},
+                               "github": {"action_path": str(runner["action"])}}
+    job = Job(0, {}, "", "")
+    for number, step in enumerate(spec["runs"]["steps"]):
+        if "uses" in step:
+            job.skipped.append(f"{step['name']} ({step['uses']}: not run outside GitHub)")
+            continue
+        output = workspace.parent / f"{workspace.name}-output-{number}"
+        output.write_text("")
+        job.written.append(output)
+        env = environ | {"GITHUB_OUTPUT": str(output)} | {
+            name: substitute(str(value), context) for name, value in step.get("env", {}).items()}
+        script = workspace.parent / f"{workspace.name}-step-{number}.sh"
+        script.write_text(substitute(step["run"], context))
+        done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+                              cwd=workspace, env=env, capture_output=True, text=True,
+                              timeout=900)
+        job.log += f"--- {step['name']} (exit {done.returncode})\n{done.stdout}{done.stderr}"
+        if "id" in step:
+            context["steps"][step["id"]] = {"outputs": outputs_of(output)}
+        job.code = done.returncode
+        if done.returncode != 0:
+            break
+    job.outputs = {name: substitute(o["value"], context) for name, o in spec["outputs"].items()}
+    job.summary = summary.read_text(encoding="utf-8")
+    return job
+
+
+def test_the_action_declares_its_inputs_and_runs_as_one_composite_step():
+    """Inputs base-url, api-key, profile, budget, baseline, subject; outputs verdict and
+    report-dir; a composite action whose run steps name their shell, upload-artifact among
+    its steps."""
+    spec = action()
+    assert set(spec["inputs"]) == INPUTS
+    assert {"verdict", "report-dir"} <= set(spec["outputs"])
+    assert spec["runs"]["using"] == "composite"
+    steps = spec["runs"]["steps"]
+    assert all(s["shell"] == "bash" for s in steps if "run" in s)
+    assert [s["uses"] for s in steps if "uses" in s] == ["actions/upload-artifact@v4"]
+    assert not any("if" in s for s in steps if "run" in s)  # the simulation runs them all
+    text = ACTION.read_text(encoding="utf-8")
+    assert text.count("${{ inputs.api-key }}") == 2  # the mask's env and the run's env only
+    assert "--api-key" not in text  # the key never on a command line
+
+
+def test_the_action_certifies_the_bundled_server(runner, tmp_path):
+    """No base-url: boardcert starts its reference server; conformant, exit 0, the summary
+    appended, the outputs set, the reports and the bundle in report-dir, the reports linking
+    to the action's own docs at its ref."""
+    job = run_action(runner, tmp_path, {"budget": "quick"})
+    assert job.code == 0, job.log[-4000:]
+    assert job.outputs["verdict"] == "conformant" and job.outputs["exit-code"] == "0"
+    report = Path(job.outputs["report-dir"])
+    assert report == tmp_path / "boardcert-report"
+    assert (report / "compliance.json").is_file() and (report / "certification.zip").is_file()
+    assert "compliance.json" in zipfile.ZipFile(report / "certification.zip").namelist()
+    assert "## boardcert: CONFORMANT" in job.summary, job.summary
+    assert (report / "compliance.json").read_text().count(
+        '"docs_url": "https://github.com/acme/boardcert/blob/v1/docs"') == 1
+    assert job.skipped == ["Upload the reports and the bundle (actions/upload-artifact@v4: "
+                           "not run outside GitHub)"]
+
+
+def test_the_action_fails_the_job_for_a_faulty_server_and_never_shows_the_key(runner, tmp_path):
+    """A server that breaks a MUST: verdict non-conformant, the job fails with boardcert's
+    exit 1 (after the summary and outputs were written), the summary links the failed
+    requirement to its entry; the key is masked once and appears in no log line, output,
+    summary or report file."""
+    key = "action-" + secrets.token_urlsafe(16)
+    variant = next(v for v in FAULTS if v.name == "name-limit-25001")
+    with serving(variant, key) as base_url:
+        job = run_action(runner, tmp_path, {"base-url": base_url, "api-key": key,
+                                            "budget": "quick"})
+    assert job.code == 1, job.log[-4000:]
+    assert job.outputs["verdict"] == "non-conformant" and job.outputs["exit-code"] == "1"
+    assert "## boardcert: NON-CONFORMANT" in job.summary
+    assert ("https://github.com/acme/boardcert/blob/v1/docs/requirements.md"
+            "#card-name-max-rejected") in job.summary
+    assert job.log.count(f"::add-mask::{key}") == 1
+    log = job.log.replace(f"::add-mask::{key}", "")
+    places = [job.summary, log, *(p.read_text() for p in job.written)]
+    assert not [p for p in places if key in p]
+    report = Path(job.outputs["report-dir"])
+    assert not [p for p in report.rglob("*") if p.is_file() and key.encode() in p.read_bytes()]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from boardcert import checks, requirements
@@ -111,6 +111,14 @@ class Outcome:
     created: str | None = None  # what it created after all ("a project"), to be cleaned up
     unreadable: NotAssessed | None = None  # why what it could change could not be read
     read: Callable[[], Any] | None = None  # reads it again (for a control read), if it can
+    sent: list[Exchange] = field(default_factory=list)  # every request of the case, in order,
+    # when it took more than one (a removed path called with two bodies: `exchange` is the one
+    # that tells most)
+
+    @property
+    def answers(self) -> list[Exchange]:
+        """Every request of the case, in the order sent."""
+        return self.sent or [self.exchange]
 
 
 def observed(send: Callable[[], Exchange], read: Callable[[], Any]) -> Outcome:

@@ -1,8 +1,10 @@
 """The former method+path pairs of section 9 ("Path and field history"), as data.
 
-Each removed path carries the body its former operation plausibly took, the resource it names
-and the operation that replaced it. The suites call them with real ids and the valid key (they
-must answer neither 2xx nor 3xx and change nothing); reports and fault tests read them too.
+Each removed path carries the body its former operation plausibly took (the alias path had
+its column in the path: no body), the resource it names and the operation that replaced it.
+The suites call them with real ids and the valid key, with the body the current operation
+accepts and with this one (no 2xx; 404, 405 or 410; no change); reports and fault tests read
+them too.
 Body templates use the profile's "{placeholder}" form (`boardcert.config.fill`).
 """
 
@@ -31,6 +33,7 @@ class RemovedPath:
     current: int  # the operation of section 4 that replaced it
     note: str = ""  # the interface's gloss, e.g. "move"
     path_values: Mapping[str, str] = field(default_factory=dict)  # overrides of PATH_VALUES
+    observable: bool = True  # what it could change can be read through the interface
 
     @property
     def label(self) -> str:
@@ -84,9 +87,9 @@ REMOVED: tuple[RemovedPath, ...] = (
                 {"id": "{project_id}", "projectId": "{project_id}", "name": "{name}"},
                 "project", 5, "rename"),
     RemovedPath("POST", "/projects/{projectId}/columns/{columnId}/cards/{cardId}/alias",
-                {"columnId": "{other_column_id}"}, "card", 20,
-                path_values={"columnId": "other_column_id"}),
+                None, "card", 20, path_values={"columnId": "other_column_id"}),
+    # A user token is listed nowhere (its use is not shown): nothing it did can be read.
     RemovedPath("POST", "/exchange-code",
                 {"code": "{code}", "pluginId": "{plugin_id}", "entityId": "{entity_id}"},
-                "plugin entity", 28),
+                "plugin entity", 28, observable=False),
 )

@@ -39,4 +39,4 @@ def test_request_fills_and_quotes_path_values():
     values = {"project_id": "p/1", "column_id": "c1", "other_column_id": "c2", "card_id": "k 1"}
     method, path, body = alias.request(values)
     assert (method, path) == ("POST", "/projects/p%2F1/columns/c2/cards/k%201/alias")
-    assert body == {"columnId": "c2"}
+    assert body is None

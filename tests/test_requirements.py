@@ -15,7 +15,7 @@ INTERFACE = re.sub(r"\s+", " ", (SPEC / "interface.md").read_text(encoding="utf-
 POLICY = SPEC.parent.parent / "shared" / "conformance-policy.md"
 # The requirements that rest on the conformance policy's reading rather than on a sentence.
 READINGS = {"CARD-NAME-MAX-MULTIBYTE", "CARD-NAME-MAX-ASTRAL", "AUTH-REJECTED-CHANGES-NOTHING",
-            "REMOVED-PATH-NO-EFFECT"}
+            "REMOVED-PATH-NO-EFFECT", "REMOVED-PATH-GONE"}
 
 
 def raw() -> list[dict]:

@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from .asgi import Forward, Handler, Request, Response, json_response
-from .edits import acts_then_401
-from .variant import Variant, keyed_fault
+from .edits import acts_then_401, at, error, former, send
+from .variant import Variant, fault, keyed_fault
 
 # --- a field that changes on its own beside one a rejected request changes ------------------
 
@@ -45,7 +45,43 @@ def _volatile_then(make: Any) -> Any:
     return wrapped
 
 
+# --- former paths still routed ------------------------------------------------------------
+
+
+async def _old_alias(request: Request, forward: Forward) -> Response:
+    """The former alias route, strict about its body: today's alias body is carried out
+    (through op 20), anything else refused with 400."""
+    body = request.json()
+    if not (isinstance(body, dict) and set(body) == {"columnId"}):
+        return error(400, "unexpected body: expected {columnId}")
+    parts = request.path.strip("/").split("/")
+    return await forward(send(request, "POST", f"/projects/{parts[1]}/cards/{parts[5]}/alias",
+                              body))
+
+
+async def _old_row_refuses(request: Request, forward: Forward) -> Response:
+    return json_response({"detail": [{"loc": ["body", "title"], "msg": "Field required",
+                                      "type": "missing"}]}, 422)
+
+
+async def _redirected(request: Request, forward: Forward) -> Response:
+    parts = request.path.strip("/").split("/")
+    return Response(308, b"", {"location": f"/projects/{parts[1]}/cards/{parts[3]}"})
+
+
 FAULTS: list[Variant] = [
+    fault("removed-alias-route-served", "REMOVED-PATH-NOT-SERVED",
+          "POST .../columns/{columnId}/cards/{cardId}/alias still gives an alias when sent "
+          "today's alias body; any other body it refuses with 400",
+          at("POST", former("projects/*/columns/*/cards/*/alias"), _old_alias)),
+    fault("removed-row-path-refuses-422", "REMOVED-PATH-GONE",
+          "POST /projects/{id}/row is still routed and refuses every body with 422 (title "
+          "required): a route no longer served would answer 404, 405 or 410",
+          at("POST", former("projects/*/row"), _old_row_refuses)),
+    fault("removed-archive-redirects", "REMOVED-PATH-GONE",
+          "PATCH .../cards/{cardId}/archive answers 308 to the card's current path",
+          at("PATCH", former("projects/*/cards/*/archive"), _redirected)),
+
     keyed_fault("auth-row-rename-acts-beside-read-time", "AUTH-REJECTED-CHANGES-NOTHING",
                 "a row rename without a valid key is carried out, then answered 401; the first "
                 "row carries a read time new on every read (left out as changing on its own, "

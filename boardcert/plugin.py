@@ -4,9 +4,10 @@ of the plugin modules that do the work.
 Loaded by the root conftest.py and by `boardcert run` (`-p boardcert.plugin`). The modules:
 `markers` (requirement markers, --read-only skips), `target` (the server under test, the
 reference server shared by xdist workers, the client), `cleanup` (the ledger, Ctrl-C),
-`fixtures` (api, factories, boards), `plan` (--plan), `reporters` (console header and
-summaries), then `failures`, `results`, `allure_results`, `junit`, `properties` and
-`distribution` (how pytest-xdist's workers share the tests).
+`fixtures` (api, factories, boards), `early` (set-ups made at the first test for tests that
+judge them late), `plan` (--plan), `reporters` (console header and summaries), then
+`failures`, `results`, `allure_results`, `junit`, `properties` and `distribution` (how
+pytest-xdist's workers share the tests).
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ from boardcert.options import add_to
 from boardcert.workers import given_in_flight
 
 # Registered in this order; pytest calls the later ones' hooks first, so the five at the end
-# run theirs before those of the first six (properties adds requirement markers before
+# run theirs before those of the first seven (properties adds requirement markers before
 # markers reads them; results writes before clean-up).
 pytest_plugins = ["boardcert.overhead",  # first: freezes the heap before Hypothesis
                   "boardcert.markers",  # requirement markers, --read-only skips
                   "boardcert.target",  # the server under test, its client, the preflight
                   "boardcert.cleanup",  # the ledger, clean-up at the end, Ctrl-C
                   "boardcert.fixtures",  # api, discovery, factories, boards, observe
+                  "boardcert.early",  # set-ups made at the first test, judged late
                   "boardcert.plan",  # --plan
                   "boardcert.reporters",  # the console's header and closing summaries
                   "boardcert.failures",  # a test's exception as data (requirements, evidence)

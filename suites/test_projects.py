@@ -1,4 +1,6 @@
-"""Projects (ops 2-5) and the Project record that project, row and column operations return."""
+"""Projects (ops 2-5) and the Project record that project, row and column operations return:
+its fields, its cards, and its updatedAt, which moves on an update (judged last in this module,
+on projects read when the session started: boardcert.early)."""
 
 from __future__ import annotations
 
@@ -7,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from boardcert import ahead, checks, expect
+from boardcert import ahead, checks, early, expect
 from boardcert.api import ids_in_order
 from boardcert.board import unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
+from boardcert.early import Watched
 
 PROJECT_OPS = (2, 3, 5, 7, 8, 9, 10, 11, 12, 13, 14)
 
@@ -240,3 +243,43 @@ def test_project_lists_its_cards(api, make_project, make_row, make_column, make_
 
 def _get(body: Any, field: str) -> Any:
     return body.get(field) if isinstance(body, dict) else None
+
+
+# --- updatedAt, judged last: its projects were read at the session's start (boardcert.early) ---
+
+def _update(number: int, api, watched: Watched, row_name_property: str) -> Exchange:
+    """Update `number` of the watched project: a rename, a row created or deleted, a column
+    created."""
+    project, rows = watched.project.id, watched.rows
+    if number == 5:
+        return api.call(5, projectId=project, json=api.body("rename_project", name=unique("p")))
+    if number == 7:
+        return api.call(7, projectId=project, json={row_name_property: unique("row")})
+    if number == 9:
+        return api.call(9, projectId=project, rowId=rows[0].id)
+    return api.call(11, projectId=project, rowId=rows[0].id,
+                    json=api.body("create_column", name=unique("column")))
+
+
+@pytest.mark.parametrize("number", [
+    pytest.param(n, marks=pytest.mark.requirement("PROJECT-UPDATED-AT", op=[n, 3]), id=f"op{n}")
+    for n in early.WATCHED])
+def test_update_moves_updated_at(number, api, client, updated_at_watch, row_name_property):
+    """After an update of the Project (op 5 renames it, 7 creates a row, 9 deletes one, 11
+    creates a column), a fresh op 3 answers another updatedAt than op 3 read before it, at
+    least a second earlier (a clock that ticks once a second is not failed)."""
+    watched = updated_at_watch.get(number, client)
+    seconds = watched.wait()
+    exchange = _update(number, api, watched, row_name_property)
+    if exchange.status != 200:
+        raise NotAssessed(f"an update by op {number} (it answered {exchange.status}; see its "
+                          "own tests)")
+    after = api.call(3, projectId=watched.project.id)
+    body = expect.success(after, 3, "PROJECT-UPDATED-AT")
+    if not isinstance(body, dict) or "updatedAt" not in body:
+        raise NotAssessed("updatedAt after the update (op 3 answered none; see "
+                          "PROJECT-TOP-LEVEL)")
+    if body["updatedAt"] == watched.before:
+        expect.fail("PROJECT-UPDATED-AT", f"updatedAt to differ from {watched.before!r}, read "
+                    f"{seconds:.1f} s before op {number} updated the Project", after,
+                    got="the same updatedAt")

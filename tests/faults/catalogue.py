@@ -36,6 +36,7 @@ from .edits import (
     send,
     without,
 )
+from .moments import FAULTS as MOMENTS
 from .variant import Variant, fault, keyed_fault
 
 NAME_MAX = 25000
@@ -683,7 +684,7 @@ ERRORS_AND_CREATION = [
 ]
 
 FAULTS: list[Variant] = [*SHAPES, *CARDS, *NAMES, *REMOVED, *AUTH, *STATUSES_AND_DELETES,
-                         *CARD_WORK, *PLUGINS, *ERRORS_AND_CREATION, *EDGES, *EARNED]
+                         *CARD_WORK, *PLUGINS, *ERRORS_AND_CREATION, *EDGES, *EARNED, *MOMENTS]
 
 
 # --- Not a fault of a requirement: a server that copes badly with requests side by side -----

@@ -12,6 +12,7 @@ from typing import Any
 
 from .asgi import Forward, Handler, Request, Response, json_response
 from .edits import LISTED_OPS, PROJECT_OPS, edit_answers, error, former, on, read_card
+from .moments import CONFORMANT as MOMENTS
 from .variant import Variant
 
 # --- row name only under rowName ---------------------------------------------------------
@@ -331,4 +332,5 @@ CONFORMANT: list[Variant] = [
     _variant("bodies-elsewhere", "every body the interface does not show takes other names, "
              "op 7 rowName only, anchors required, op 27 entityId in a header; no profile",
              on({*ELSEWHERE, 7, 18, 20, 23, 27}, _bodies_elsewhere)),
+    *MOMENTS,
 ]

@@ -23,7 +23,7 @@ def fresh(name: str, requirement: str, description: str,
 # --- op 6 of a project without rows ---------------------------------------------------------
 
 
-def _without_empty(key: str) -> Callable[[Any], Any]:
+def without_empty(key: str) -> Callable[[Any], Any]:
     def edit(body: Any) -> Any:
         if isinstance(body, dict) and body.get(key) == []:
             del body[key]
@@ -51,7 +51,7 @@ def _rows_dropped_after_deletes() -> Handler:
 ROWS = [
     fault("rows-omitted-when-empty", "ROWS-PROPERTY-REQUIRED",
           "op 6 leaves out rows when the project has none (an omit-empty serializer)",
-          edit_answers(6, _without_empty("rows"))),
+          edit_answers(6, without_empty("rows"))),
     fresh("rows-omitted-after-rows-deleted", "ROWS-PROPERTY-REQUIRED",
           "op 6 answers {} for a project whose rows were all deleted (stored as null)",
           _rows_dropped_after_deletes),

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .asgi import Forward, Handler, Request, Response, json_response
-from .edits import acts_then_401, at, error, former, send
+from .edits import acts_then_401, at, error, former, on, read_project, send
 from .variant import Variant, fault, keyed_fault
 
 # --- a field that changes on its own beside one a rejected request changes ------------------
@@ -69,7 +69,42 @@ async def _redirected(request: Request, forward: Forward) -> Response:
     return Response(308, b"", {"location": f"/projects/{parts[1]}/cards/{parts[3]}"})
 
 
+# --- the valid key refused in some case only ---------------------------------------------
+
+
+def _negative_cache(key: str) -> Handler:
+    """Op 3 hides a refused key as 404 and remembers the 404 by path, whatever the key."""
+    missing: set[str] = set()
+
+    async def fn(request: Request, forward: Forward) -> Response:
+        if request.path in missing:
+            return error(404, "project not found")
+        if request.headers.get("x-api-key") != key:
+            missing.add(request.path)
+            return error(404, "project not found")
+        return await forward(request)
+    return on(3, fn)
+
+
+async def _owner_join(request: Request, forward: Forward) -> Response:
+    """Op 5 looks the key's owner up through a join over the project's card metadata: once a
+    card has metadata it finds none and answers 404 to the valid key."""
+    project = await read_project(request, forward)
+    cards = (project.json() or {}).get("cards") or [] if project.status == 200 else []
+    if any(card.get("metadata") for card in cards if isinstance(card, dict)):
+        return error(404, "project not found")
+    return await forward(request)
+
+
 FAULTS: list[Variant] = [
+    keyed_fault("auth-negative-cache-op3", "AUTH-VALID-KEY-ACCEPTED",
+                "op 3 answers 404 to a missing or wrong key and caches that 404 by path, so the "
+                "valid key gets it too for a project once read without it",
+                _negative_cache),
+    fault("auth-op5-owner-join", "AUTH-VALID-KEY-ACCEPTED",
+          "op 5 answers 404 to the valid key for a project one of whose cards has metadata "
+          "(its owner lookup joins the metadata)", on(5, _owner_join)),
+
     fault("removed-alias-route-served", "REMOVED-PATH-NOT-SERVED",
           "POST .../columns/{columnId}/cards/{cardId}/alias still gives an alias when sent "
           "today's alias body; any other body it refuses with 400",

@@ -10,6 +10,7 @@ Run in parallel: `pytest tests/test_faults.py tests/test_conformant_variants.py 
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 import pytest
 from faults import FAULTS, Certifier, Variant, certify
@@ -41,6 +42,22 @@ def test_catalogue_is_large_and_well_formed():
     assert len({f.name for f in FAULTS}) == len(FAULTS)
     for fault in FAULTS:
         assert catalogue[fault.requirement].level in ("MUST", "SHOULD"), fault
+
+
+# Issue 24's policy: a check that cannot fail is a defect, so every requirement a server can
+# break has catalogued faults that its tests must flag.
+FAULTS_PER_LEVEL = {"MUST": 2, "SHOULD": 1}
+
+
+def test_every_requirement_has_its_faults():
+    """At least two faults of the catalogue break each MUST and one each SHOULD (INFO is never
+    failed), so every requirement's tests are shown to fail a server that breaks it."""
+    counts = Counter(fault.requirement for fault in FAULTS)
+    short = [f"{r.id} ({r.level}): {counts[r.id]} of {FAULTS_PER_LEVEL[r.level]}"
+             for r in requirements.catalogue().values()
+             if counts[r.id] < FAULTS_PER_LEVEL.get(r.level, 0)]
+    assert not short, ("requirements with too few faults in tests/faults/ (add realistic ones, "
+                       "edge states first): " + "; ".join(short))
 
 
 def test_requests_are_routed_like_the_server():

@@ -174,7 +174,8 @@ def build_parser() -> argparse.ArgumentParser:
                             usage="boardcert verify BUNDLE [--public-key PEM] [--subject ...]\n"
                             "       boardcert verify --attestation FILE [--public-key PEM] "
                             "[--subject ...]")
-    verify.add_argument("bundle", metavar="BUNDLE", nargs="?")
+    verify.add_argument("bundle", metavar="BUNDLE", nargs="?",
+                        help="a certification.zip (boardcert run --bundle)")
     verify.add_argument("--attestation", metavar="FILE",
                         help="check this DSSE envelope (.intoto.json, or a .intoto.jsonl of "
                         "them) instead of a bundle")

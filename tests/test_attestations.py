@@ -18,6 +18,7 @@ from google.protobuf import json_format
 from in_toto_attestation.predicates.test_result.v0 import test_result_pb2
 from in_toto_attestation.predicates.vsa.v1 import vsa_pb2
 from in_toto_attestation.v1 import statement_pb2
+from in_toto_attestation.v1.statement import Statement
 from securesystemslib.dsse import Envelope
 from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import SSlibKey
@@ -127,7 +128,7 @@ def parsed_by_in_toto(statement: dict) -> None:
     """The Statement layer parses strictly with in-toto's protobuf (as cosign parses it), and
     the predicate with its type's protobuf (extension fields ignored, as the spec says)."""
     parsed = json_format.ParseDict(statement, statement_pb2.Statement())
-    assert parsed.type == statements.STATEMENT and parsed.subject[0].digest["sha256"]
+    Statement.copy_from_pb(parsed).validate()  # in-toto's own rules for a v1 statement
     predicate = dict(statement["predicate"])
     if statement["predicateType"] == statements.VSA:
         # in-toto-attestation 0.9.3 (PyPI's latest) declares verifiedLevels a string; the
@@ -174,6 +175,16 @@ def test_test_result_says_what_compliance_json_says(tmp_path):
     assert predicate["configuration"][3]["uri"] == "pkg:pypi/boardcert@0.1.0"
     assert (predicate[f"{statements.NS}budget"], predicate[f"{statements.NS}seed"]) == \
         ("quick", 7)
+
+
+def test_a_partly_assessed_requirement_counts_as_passed_and_is_listed():
+    """A requirement passed on some of its operations only (issue 24's 'passed (partly
+    assessed)') is in passedTests and in the partlyAssessedTests extension."""
+    report = synthetic_report()
+    report["requirements"][0]["status"] = "passed (partly assessed)"
+    found = statements.tests_by_result(report)
+    first = report["requirements"][0]["id"]
+    assert first in found["passed"] and found["partly"] == [first]
 
 
 def payload_of(content: bytes) -> dict:

@@ -33,12 +33,36 @@ class Api:
         path = {**(path_params or {}), **path}
         exchange = self.client.request(op.method, self.path(number, **path), json=json,
                                        content=content, params=params, headers=headers, key=key)
-        plugin = self.profile.data.get("plugin_id")
-        plugin = str(plugin) if plugin and path.get("pluginId") == str(plugin) else None
-        if key is DEFAULT and (isinstance(json, ProfileBody) or plugin):
+        supplied = self.supplied(number, path)
+        if key is DEFAULT and (isinstance(json, ProfileBody) or supplied):
             body = json if isinstance(json, ProfileBody) else None
-            exchange.profile_body = (number, body, plugin)
+            exchange.profile_body = (number, body, supplied, self.accepted(supplied, exchange))
         return exchange
+
+    def accepted(self, supplied: dict[str, str], exchange: Exchange) -> set[str]:
+        """The profile keys whose values a request of this test (or of this batch job) carried
+        and got a 2xx for before `exchange`: the server knows them."""
+        found: set[str] = set()
+        for earlier in self.client.current():
+            marked = earlier.profile_body
+            if earlier is exchange or marked is None or not 200 <= (earlier.status or 0) < 300:
+                continue
+            found |= {k for k, v in marked[2].items() if supplied.get(k) == v}
+        return found
+
+    def supplied(self, number: int, path: dict[str, str]) -> dict[str, str]:
+        """The profile's own values the request carries where its path names a plugin (ops
+        23-28): the plugin id, the entity, op 28's code (profile key -> value); empty when
+        the path's plugin is not the profile's."""
+        plugin = self.profile.data.get("plugin_id")
+        if not plugin or path.get("pluginId") != str(plugin):
+            return {}
+        found = {"plugin_id": str(plugin)}
+        if "entityId" in path:
+            found["entity_id"] = str(path["entityId"])
+        if number == 28 and self.profile.data.get("exchange_code"):
+            found["exchange_code"] = str(self.profile.data["exchange_code"])
+        return found
 
     def body(self, body_name: str, /, **values: Any) -> ProfileBody:
         """The profile's `bodies.<body_name>` filled from `values` (which may hold `name`)."""
@@ -57,14 +81,20 @@ def misfit(exchange: Exchange) -> NotAssessed | None:
     than 404/405 (those mean "not implemented") to a body the profile gave, unless discovery
     saw the server accept that body, says nothing about the server: the tests that needed it
     are not assessed, with the server's own words and the profile key to set. Likewise a 404
-    whose message names the profile's plugin_id (an unknown plugin, not a missing route)."""
+    at a path that names the profile's plugin (ops 23-28: its plugin id, entity, code): an
+    unknown plugin or entity, whatever its message says, not a missing route, unless the test
+    saw the server accept those values already (a 404 after them, or at a path of ids the run
+    made itself, is the server's)."""
     if exchange.profile_body is None:
         return None
-    number, body, plugin = exchange.profile_body
+    number, body, supplied, accepted = exchange.profile_body
     status, said = exchange.status or 0, server_message(exchange)
-    if status == 404 and plugin and plugin in said:
-        return NotAssessed(f"op {number} refused the profile's plugin_id {plugin!r} with 404 "
-                           f"{said}; set plugin_id in your profile")
+    unproven = {k: v for k, v in supplied.items() if k not in accepted}
+    if status == 404 and unproven:
+        given = " and ".join(f"{key} {value!r}" for key, value in unproven.items())
+        keys = " or ".join(unproven)
+        return NotAssessed(f"op {number} answered 404{f' {said}' if said else ''} to the "
+                           f"profile's {given}; set {keys} in your profile")
     if body is None or body.proven or not 400 <= status < 500 or status in (404, 405):
         return None
     return NotAssessed(f"op {number} refused the profile's body {_short_json(body)} with "

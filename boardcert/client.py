@@ -75,7 +75,8 @@ class Exchange:
     failure: str | None = None  # CONNECT, TIMEOUT, BROKEN, TOO_LARGE or TLS when error is set
     attempt: int = 1  # > 1: a retry after a 429
     redactor: Redactor = field(default_factory=Redactor, repr=False, compare=False)
-    profile_body: Any = None  # (op, ProfileBody or None, plugin_id or None): api.misfit
+    profile_body: Any = None  # (op, ProfileBody or None, {profile key: value its path or
+    # body carries}, {those keys seen accepted earlier in the test}): api.misfit
 
     @property
     def text(self) -> str:
@@ -205,6 +206,7 @@ class Client:
         self._next_slot = 0.0
         self.unanswered = 0  # requests in a row refused or timed out: the target may be gone
         self._redactor = Redactor()
+        self.test_start = 0  # where the running test's exchanges start in `log` (begin_test)
 
     @property
     def gone(self) -> str | None:
@@ -228,6 +230,15 @@ class Client:
             yield kept
         finally:
             self._local.sink = before
+
+    def begin_test(self) -> None:
+        """A test starts: its exchanges are those `log` gets from now on."""
+        self.test_start = len(self.log)
+
+    def current(self) -> list[Exchange]:
+        """This thread's exchanges so far: inside `aside()` its list, else the running test's."""
+        sink = getattr(self._local, "sink", None)
+        return sink if sink is not None else self.log[self.test_start:]
 
     def adopt(self, exchanges: list[Exchange]) -> None:
         """Exchanges made aside for the running test join the log, as if it had sent them (or,

@@ -160,6 +160,8 @@ def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
     """Marks where the client's log stands, so that `exchanges_of` finds the test's own."""
     client = item.config.stash.get(CLIENT, None)
     item.stash[LOG_START] = (client, len(client.log) if client is not None else 0)
+    if client is not None:
+        client.begin_test()
     return (yield)
 
 

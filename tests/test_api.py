@@ -63,15 +63,50 @@ def test_a_body_discovery_proved_is_the_servers_fault():
     assert misfit(api.call(15, projectId="p", columnId="c", json=body)) is None
 
 
-def test_a_404_naming_the_plugin_id_is_an_unknown_plugin():
-    """A 404 whose message names the profile's plugin_id says: set plugin_id."""
+def test_a_404_at_the_profiles_plugin_is_a_misfit_whatever_it_says():
+    """A 404 at a path naming the profile's plugin (ops 23-28) says: set plugin_id (and, where
+    the path names the entity or op 28 takes the code, entity_id or exchange_code), whether
+    its message names the plugin or not; at a path of the run's own ids, or at another
+    plugin, it is the server's."""
     api, _ = make_api()
     plugin = str(api.profile.get("plugin_id"))
-    api_404, _ = make_api(404, {"message": f"unknown plugin {plugin}"})
-    refused = misfit(api_404.call(23, projectId="p", pluginId=plugin))
-    assert isinstance(refused, NotAssessed) and "set plugin_id" in str(refused)
-    plain, _ = make_api(404, {"message": "no such route"})
-    assert misfit(plain.call(23, projectId="p", pluginId=plugin)) is None
+    for said in (f"unknown plugin {plugin}", "Not Found"):
+        api_404, _ = make_api(404, {"message": said})
+        refused = misfit(api_404.call(23, projectId="p", pluginId=plugin))
+        assert isinstance(refused, NotAssessed) and "set plugin_id in your profile" in str(refused)
+        assert said in str(refused)
+    api_404, _ = make_api(404, {"message": "Not Found"})
+    data = misfit(api_404.call(25, path_params={"pluginId": plugin, "entityId": "e", "key": "k"}))
+    assert "set plugin_id or entity_id in your profile" in str(data)
+    code = misfit(api_404.call(28, pluginId=plugin, entityId="e", json={}))
+    assert "set plugin_id or entity_id or exchange_code in your profile" in str(code)
+    assert misfit(api_404.call(23, projectId="p", pluginId="another")) is None
+    assert misfit(api_404.call(20, projectId="p", cardId="c", json={})) is None
+    not_allowed, _ = make_api(405, {"message": "method not allowed"})
+    assert misfit(not_allowed.call(26, path_params={"pluginId": plugin, "entityId": "e",
+                                                    "key": "k"})) is None
+
+
+def test_a_404_after_the_server_accepted_the_plugin_is_the_servers():
+    """Once a request of the test got a 2xx with the profile's plugin (and entity), a 404 at
+    a path of those values is the server's: a missing route or a lost datum, not a misfit;
+    a value not seen accepted yet (op 28's code) is still the profile's to set."""
+    answers = iter([200, 404, 404])
+
+    def server(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(next(answers), json={"message": "Not Found"})
+
+    profile = load_profile()
+    client = Client(Target("http://server", KEY, profile), httpx.MockTransport(server))
+    api, plugin = Api(client, profile), str(profile.get("plugin_id"))
+    where = {"pluginId": plugin, "entityId": "e", "key": "k"}
+    api.call(25, path_params=where, json={})
+    assert misfit(api.call(26, path_params=where)) is None
+    code = misfit(api.call(28, pluginId=plugin, entityId="e", json={}))
+    assert "set exchange_code in your profile" in str(code)
+    client.begin_test()  # the next test has seen nothing accepted
+    answers = iter([404])
+    assert "set plugin_id or entity_id" in str(misfit(api.call(26, path_params=where)))
 
 
 def test_server_message_reads_the_usual_error_shapes():

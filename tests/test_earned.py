@@ -9,7 +9,7 @@ from pathlib import Path
 
 from faults import Variant, certify
 from faults.asgi import Forward, Request, Response
-from faults.edits import error, on
+from faults.edits import error, on, refuse
 
 AUTH = ("AUTH-KEY-REQUIRED", "AUTH-REJECTED-CHANGES-NOTHING", "AUTH-VALID-KEY-ACCEPTED")
 
@@ -37,3 +37,22 @@ def test_a_keyless_refusal_counts_only_where_the_key_succeeds(tmp_path: Path):
         message = result.messages[requirement]
         assert message.startswith("not assessed on op 8:"), result.summary()
         assert "set bodies.order_rows in your profile" in message, result.summary()
+
+
+PLUGIN_OPS = (23, 24, 25, 26, 27, 28)
+UNKNOWN_PLUGIN = Variant("unknown-plugin", "the profile's plugin is unknown: 404 Not Found at "
+                         "ops 23-28, a message that names nothing", None,
+                         lambda _key: on(set(PLUGIN_OPS), refuse(404, "Not Found")))
+
+
+def test_a_404_to_the_profiles_plugin_is_not_a_missing_operation(tmp_path: Path):
+    """A server that does not know the profile's plugin answers 404 at ops 23-28, its message
+    naming nothing: OPERATION-IMPLEMENTED is not assessed there (set plugin_id, entity_id,
+    exchange_code), not failed; the verdict is incomplete and names plugin_id."""
+    result = certify(UNKNOWN_PLUGIN, tmp_path, select="OPERATION-IMPLEMENTED")
+    assert result.statuses["OPERATION-IMPLEMENTED"] == "not assessed", result.summary()
+    message = result.messages["OPERATION-IMPLEMENTED"]
+    assert message.startswith("not assessed on ops 23, 24, 25, 26, 27, 28:"), result.summary()
+    assert "set plugin_id in your profile" in message, result.summary()
+    assert result.verdict == "incomplete", result.summary()
+    assert "plugin_id in your profile" in result.reason, result.summary()

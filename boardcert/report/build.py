@@ -316,7 +316,9 @@ def discovered(observations: list[dict[str, Any]]) -> list[str]:
 def _profile_hint(reqs: list[dict[str, Any]], missing: list[str]) -> str:
     """The profile keys the server refused (api.misfit), named in the verdict."""
     keys = sorted({key for r in reqs if r["id"] in missing
-                   for key in re.findall(r"set ([\w.]+) in your profile", r["message"] or "")})
+                   for keys in re.findall(r"set ([\w.]+(?: or [\w.]+)*) in your profile",
+                                          r["message"] or "")
+                   for key in keys.split(" or ")})
     lacking = sorted({key for r in reqs if r["id"] in missing
                       for key in re.findall(r"(?:^|[:;] )([a-z_]+)(?=;|$)", r["message"] or "",
                                             re.MULTILINE)

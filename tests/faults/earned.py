@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from .asgi import Forward, Handler, Request, Response, json_response
-from .edits import acts_then_401, at, error, former, on, read_project, send
+from .edits import acts_then_401, at, error, former, on, read_project, refuse, send
 from .variant import Variant, fault, keyed_fault
 
 # --- a field that changes on its own beside one a rejected request changes ------------------
@@ -96,7 +96,16 @@ async def _owner_join(request: Request, forward: Forward) -> Response:
     return await forward(request)
 
 
+# --- 404s: a route missing, whatever ids its path holds ----------------------------------
+
+NOT_FOUND = refuse(404, "Not Found")
+
 FAULTS: list[Variant] = [
+    fault("column-rename-not-routed", "OPERATION-IMPLEMENTED",
+          "op 13 is not routed (404 to a path of the run's own ids)", on(13, NOT_FOUND)),
+    fault("plugin-remove-not-routed", "OPERATION-IMPLEMENTED",
+          "op 24 is not routed: 404 \"Not Found\" at a path of the profile's plugin, after op "
+          "23 accepted that plugin in the same test", on(24, NOT_FOUND)),
     keyed_fault("auth-negative-cache-op3", "AUTH-VALID-KEY-ACCEPTED",
                 "op 3 answers 404 to a missing or wrong key and caches that 404 by path, so the "
                 "valid key gets it too for a project once read without it",

@@ -29,6 +29,7 @@ from boardcert.keys import TARGET
 from boardcert.options import value as option_value
 from boardcert.paths import without_machine_paths
 from boardcert.redact import Redactor
+from boardcert.report import partly
 from boardcert.report.build import FAILED
 from boardcert.target import users_server
 
@@ -220,8 +221,10 @@ class Collector:
             terminalreporter.line(line)
         for level in requirements.LEVELS:
             k = reqs[level]
+            some = k.get(partly.LABEL) or 0
             terminalreporter.line(f"{level:6} {k['passed']:3} passed  {k['failed']:3} failed  "
-                                  f"{k['not assessed']:3} not assessed  (of {k['total']})")
+                                  f"{k['not assessed']:3} not assessed  (of {k['total']})"
+                                  + (f"; {some} of the passed {partly.LABEL}" if some else ""))
         terminalreporter.line(f"verdict: {report['verdict']}; report: "
                               f"{self.directory / compliance.HTML_NAME}")
 
@@ -241,6 +244,15 @@ def console_summary(report: dict[str, Any]) -> list[str]:
         first = (req["failures"][0]["message"] if req["failures"] else req["message"] or "")
         if first.strip():
             lines.append(f"         {_first_line(first)}")
+    some = [r for r in report["requirements"] if r["id"] in partly.of(report["requirements"])]
+    if some:
+        lines.append(f"{len(some)} requirement{'s' * (len(some) != 1)} passed but "
+                     f"{partly.LABEL} (some of its cases were not: the reports list them):")
+    for req in some:
+        more = len(req["partly_assessed"]) - 1
+        lines.append(f"  {req['level']:6} {req['id']}: "
+                     f"{_first_line(req['partly_assessed'][0], 90)}"
+                     + (f" (and {more} more)" if more else ""))
     errors = Counter(_first_line(t["message"]) for t in report["tests"]
                      if t["outcome"] == "error")
     if errors:

@@ -150,6 +150,51 @@ def test_one_passed_test_among_skipped_ones_passes():
     assert status(build(tests, run_facts()), "PROJECT-DELETE") == "passed"
 
 
+def test_a_requirement_with_cases_not_assessed_passes_partly_assessed(tmp_path):
+    """A MUST whose operations all have a passing test, while one of its tests was not
+    assessed, another stopped at a failure of another requirement and a passing one recorded
+    an operation unchecked (not the stateful test's reach or what its checks never judge):
+    passed, partly assessed, with those reasons in compliance.json (valid), counted apart,
+    named in the verdict's reason (still conformant) and in every rendering."""
+    req = catalogue()["REMOVED-PATH-NO-EFFECT"]
+    ops = req.operations
+    structural = {3: "op 3: no generated request was sent", 5: "op 5: its checks do not judge it"}
+    tests = [*all_passing(),
+             TestResult("suites/t.py::test_a", "passed", (req.id,), ops,
+                        unassessed={req.id: structural}),
+             TestResult("suites/t.py::test_b[POST /exchange-code]", "skipped", (req.id,), (28,),
+                         "not assessed: what POST /exchange-code could change"),
+             TestResult("suites/t.py::test_c", "passed", (req.id,), (9,),
+                         unassessed={req.id: {9: NO_2XX}}),
+             TestResult("suites/t.py::test_d", "failed", (req.id, "NO-SERVER-ERROR"), (7,),
+                        "[NO-SERVER-ERROR] a 500", blamed=("NO-SERVER-ERROR",))]
+    built = build(tests, run_facts())
+    report.validate(built)
+    entry = next(r for r in built["requirements"] if r["id"] == req.id)
+    assert entry["status"] == "passed"
+    assert entry["partly_assessed"] == [
+        "test_b[POST /exchange-code]: what POST /exchange-code could change",
+        f"test_c: {NO_2XX}", "test_d: stopped at a failure of NO-SERVER-ERROR first"]
+    assert status(built, "PROJECT-DELETE") == "passed"  # its tests all checked it: fully
+    assert built["counts"]["requirements"]["MUST"]["partly assessed"] == 1
+    assert built["counts"]["requirements"]["MUST"]["passed"] == \
+        built["counts"]["requirements"]["MUST"]["total"]
+    assert built["verdict"] == "conformant with warnings"  # NO-SERVER-ERROR failed
+    assert f"1 MUST requirement passed but partly assessed: {req.id}" in built["verdict_reason"]
+    others = [r for r in built["requirements"] if r["id"] != req.id and r["partly_assessed"]]
+    assert [r["id"] for r in others] == []  # all_passing(): fully assessed
+    written = report.write(built, tmp_path)
+    row = next(line for line in written["md"].read_text().splitlines()
+               if f"`{req.id}`" in line)
+    assert row.startswith("| passed (partly assessed: test_b[POST /exchange-code]: what")
+    page = written["html"].read_text()
+    assert "passed (partly assessed)</span>" in page[page.index(f'id="req-{req.id}"'):]
+    from boardcert.results import console_summary
+    lines = console_summary(built)
+    assert any(line.startswith("1 requirement passed but partly assessed") for line in lines)
+    assert any(req.id in line and "(and 2 more)" in line for line in lines)
+
+
 ALL_OPS = tuple(range(1, 29))
 NO_2XX = "op 28: no generated request got a 2xx (statuses seen: 400 x 12)"
 

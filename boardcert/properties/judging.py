@@ -36,6 +36,7 @@ from boardcert.properties.checks import (
     name_as_sent,
 )
 from boardcert.properties.schema import EXACT_BODY_OP, operation_number
+from boardcert.report import partly
 
 SCHEMA_REQUIREMENT = {
     "Project": "PROJECT-TOP-LEVEL",
@@ -92,24 +93,26 @@ def unchecked(seen: dict[int, Counter[int]], named: list[str],
     """requirement -> {operation: why} for what answers with these statuses did not check: on an
     operation no request reached, everything; on one that never answered a 2xx, all but what a
     refusal proves; and what the operation's checks never judge (the stateful test names the
-    requirements of all its operations)."""
+    requirements of all its operations). The reasons the stateful test gives (it names several
+    operations) are its reach, no gap in a requirement's assessment (report.partly)."""
     found: dict[str, dict[int, str]] = {}
     for number in ops:
         statuses = seen.get(number, Counter())
         judged = requirement_ids(number)
         if not statuses:
-            missing, why = named, f"op {number}: no generated request was sent"
+            missing, why = named, f"op {number}: {partly.UNREACHED}"
         elif not any(200 <= s < 300 for s in statuses):
             shown = ", ".join(f"{s} x {n}" for s, n in sorted(statuses.items()))
             missing = [r for r in named if r not in JUDGED_ON_REFUSALS]
             why = f"op {number}: no generated request got a 2xx (statuses seen: {shown})"
+            why += f" {partly.SCENARIOS}" if len(ops) > 1 else ""
         else:
             missing, why = [], ""
         for req in named:
             if req in missing:
                 found.setdefault(req, {})[number] = why
             elif req not in judged:
-                found.setdefault(req, {})[number] = f"op {number}: its checks do not judge it"
+                found.setdefault(req, {})[number] = f"op {number}: {partly.UNJUDGED}"
     return found
 
 

@@ -3,7 +3,9 @@
 A requirement is `failed` when a test of it failed on it, `not assessed` when no test of it
 ran to a result (none exists, all were skipped, or one errored) or when one of its operations
 has no test that passed naming it and that operation (a test marked with several operations
-counts for each, unless it recorded the requirement unassessed there), else `passed`. An INFO
+counts for each, unless it recorded the requirement unassessed there), else `passed`, and
+partly assessed when some of its tests could not check it (report.partly: the verdict counts
+it as passed, every output says so). An INFO
 requirement is never failed: a failure of its tests becomes an observation. The verdict
 follows the conformance policy, section 4.
 """
@@ -20,6 +22,7 @@ from typing import Any
 
 from boardcert import INTERFACE_VERSION, __version__, requirements, revisions, spec
 from boardcert.paths import PROFILE_SCHEMA
+from boardcert.report import partly as partly_assessed
 from boardcert.requirements import Requirement
 
 FORMAT = "boardcert-compliance/1"
@@ -162,6 +165,7 @@ def requirement_result(req: Requirement, tests: list[TestResult]) -> dict[str, A
     errors = [t for t in mine if t.outcome == "error"]
     ran = [t for t in mine if t.assessed(req.id) or t in failures]
     missing = _unassessed_operations(req, mine, failures)
+    partly = None  # passed, but some of its cases not assessed (report.partly)
     if failures and req.level != "INFO":
         status, message = FAILED, "\n".join(t.summary for t in failures)
     elif errors:
@@ -170,6 +174,7 @@ def requirement_result(req: Requirement, tests: list[TestResult]) -> dict[str, A
         status, message = NOT_ASSESSED, _not_assessed_on(req.id, missing, mine)
     elif ran:
         status, message = PASSED, None
+        partly = partly_assessed.reasons(req.id, mine) or None
     else:
         status, message = NOT_ASSESSED, _why_not_assessed(req, mine)
     return {
@@ -182,7 +187,8 @@ def requirement_result(req: Requirement, tests: list[TestResult]) -> dict[str, A
         "reading": req.reading,
         "operations": list(req.operations),
         "status": status,
-        "message": message,
+        "message": "; ".join(partly) if partly else message,
+        "partly_assessed": partly,
         "tests": [{"nodeid": t.nodeid, "outcome": _outcome_for(req.id, t)} for t in mine],
         "failures": [{"test": t.nodeid, "message": t.summary} for t in failures],
     }
@@ -297,13 +303,18 @@ def decide(reqs: list[dict[str, Any]]) -> tuple[str, str]:
     if missing := ids("MUST", NOT_ASSESSED):
         return INCOMPLETE, f"{_n(missing, 'MUST requirement')} not assessed: " \
                            f"{_list(missing)}{_profile_hint(reqs, missing)}"
+    partly = [f"{_n(found, f'{level} requirement')} passed but {partly_assessed.LABEL}: "
+              f"{_list(found)}" for level in ("MUST", "SHOULD")
+              if (found := partly_assessed.of(reqs, level))]
+    said = "".join(f"; {text}" for text in partly)
     if warned := ids("SHOULD", FAILED):
         return WARNINGS, f"All MUST requirements passed; {_n(warned, 'SHOULD requirement')} " \
-                         f"failed: {_list(warned)}"
+                         f"failed: {_list(warned)}{said}"
     if unknown := ids("SHOULD", NOT_ASSESSED):
         return CONFORMANT, f"All MUST requirements passed and no SHOULD failed; " \
-                           f"{_n(unknown, 'SHOULD requirement')} not assessed: {_list(unknown)}"
-    return CONFORMANT, "All MUST and SHOULD requirements passed"
+                           f"{_n(unknown, 'SHOULD requirement')} not assessed: " \
+                           f"{_list(unknown)}{said}"
+    return CONFORMANT, f"All MUST and SHOULD requirements passed{said}"
 
 
 def discovered(observations: list[dict[str, Any]]) -> list[str]:
@@ -346,6 +357,7 @@ def count(reqs: list[dict[str, Any]], ops: list[dict[str, Any]], tests: list[Tes
     for level in (*requirements.LEVELS, "all"):
         chosen = [r for r in reqs if level in ("all", r["level"])]
         by_level[level] = {s: sum(r["status"] == s for r in chosen) for s in STATUSES}
+        by_level[level][partly_assessed.LABEL] = len(partly_assessed.of(chosen))  # of passed
         by_level[level]["total"] = len(chosen)
     outcomes = Counter(t.outcome for t in tests)
     return {

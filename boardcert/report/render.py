@@ -16,6 +16,7 @@ import yaml
 
 from boardcert import badge, requirements
 from boardcert.paths import user_cache
+from boardcert.report import partly
 from boardcert.report.build import BUG
 
 LEVELS = requirements.LEVELS
@@ -43,6 +44,7 @@ def environment(autoescape: bool) -> jinja2.Environment:
     env.filters["fence"] = fence
     env.filters["ranges"] = ranges
     env.filters["test_list"] = test_list
+    env.filters["status_text"] = partly.status_text
     return env
 
 

@@ -81,11 +81,15 @@ def runner(tmp_path_factory) -> dict[str, Path]:
     base = tmp_path_factory.mktemp("runner")
     checkout = base / "_actions" / "acme" / "boardcert" / "v1"
     listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-                            cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    for name in listed.splitlines():
-        if (ROOT / name).is_file():
-            (checkout / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, checkout / name)
+                            cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode == 0:  # what a checkout of the repository holds
+        for name in listed.stdout.splitlines():
+            if (ROOT / name).is_file():
+                (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(ROOT / name, checkout / name)
+    else:  # not a git checkout: the tree, without what running it leaves behind
+        shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "reports", "*.egg-info", "__pycache__", ".hypothesis"))
     (base / "temp").mkdir()
     return {"action": checkout, "temp": base / "temp"}
 

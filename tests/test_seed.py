@@ -17,7 +17,7 @@ from boardcert.reference.app import create_app
 
 KEY = "seed-" + secrets.token_urlsafe(16)
 UNIQUE = re.compile(r"bc-[\w-]+?-[0-9a-f]{10}")  # boardcert.board.unique: random on purpose
-SELECTED = "rename or Workflow2"  # three property tests with a body, one stateful part
+SELECTED = "rename or Workflow2"  # the property tests of the renames, one stateful part
 
 
 def logging_app(log: list[tuple[str, str, str, str]]) -> Any:
@@ -55,7 +55,8 @@ def requests_of_a_run(seed: str, tmp_path: Path) -> list[tuple[str, str, str, st
              "--", "suites/test_properties.py", "-k", SELECTED],
             cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert f"reproduce with --seed {seed}" in done.stdout, done.stdout[-3000:] + done.stderr
-    assert "4 passed" in done.stdout, done.stdout[-3000:] + done.stderr
+    summary = re.search(r"=+ (\d+ passed.*?) in [\d.]+s", done.stdout)
+    assert summary and "failed" not in summary[1], done.stdout[-3000:] + done.stderr
     return log
 
 

@@ -4,20 +4,26 @@
                                                  [pytest args, default: suites]
     /work/venv/bin/python benchmarks/parallel.py --default-run [--latencies 0 0.03 0.1]
                                                  [--also-workers 6 8] [--trace DIR]
+                                                 [--no-speed-too] [--against REV]
 
 --default-run: a whole default `boardcert run` (which chooses its workers from the round
 trip) against the server at each delay in turn, with the wall time, the workers it chose and
 the ratio to the no-delay run (targets: 30 ms at most 2x, 100 ms at most 3x), the tests that
 did not pass; `--also-workers N`: also with `--workers N` at each delay; `--trace DIR`: where
 the requests and seconds went, per module and phase, and each process's start and end
-(benchmarks/trace.py, its records kept in DIR).
+(benchmarks/trace.py, its records kept in DIR); `--no-speed-too`: also `boardcert run
+--no-speed` at each delay (what the speed plugin buys: the plain run's time over the default
+run's); `--against REV`: also the default run of a checkout of that git revision (a temporary
+worktree) at each delay, its time over this checkout's (before and after a change, side by
+side on the same machine).
 
 Serves the reference app behind a delay of --latency seconds per response (uvicorn in a
 thread of this process; the delay is asyncio.sleep, so concurrent requests wait side by side,
 as they would on a real server across a network), runs the suites against it serially and
-with `-n WORKERS` (boardcert.distribution's scheduling; with --dist-load also
-xdist's own default, --dist load, for comparison), and prints wall-clock time, outcome and
-requests of each run. After each run it checks that the run deleted everything it created.
+with `-n WORKERS` (the speed plugin's scheduling, boardcert.speed.distribution; with
+--dist-load also xdist's own default, --dist load, for comparison), and prints wall-clock
+time, outcome and requests of each run. After each run it checks that the run deleted
+everything it created.
 """
 
 from __future__ import annotations
@@ -87,18 +93,21 @@ def run(base_url: str, key: str, args: list[str]) -> tuple[float, float, str]:
 
 
 def boardcert_run(base_url: str, key: str, output: Path, trace: Path | None = None,
-                  workers: int | None = None) -> tuple[float, str, str]:
-    """Wall-clock seconds of a whole default `boardcert run` (or with `--workers N`), its
-    workers line and verdict; with `trace`, benchmarks/trace.py writes where the time and
-    requests went there."""
+                  workers: int | None = None, args: tuple[str, ...] = (),
+                  checkout: Path = ROOT) -> tuple[float, str, str]:
+    """Wall-clock seconds of a whole default `boardcert run` (or with `--workers N`, or more
+    `args`; from `checkout`), its workers line and verdict; with `trace`, benchmarks/trace.py
+    writes where the time and requests went there."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
     env["BOARDCERT_API_KEY"] = key
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(checkout), env.get("PYTHONPATH")]))
     if trace is not None:
         env |= {"PYTEST_PLUGINS": "benchmarks.trace", "BOARDCERT_TRACE": str(trace),
-                "PYTHONPATH": str(ROOT)}
+                "PYTHONPATH": f"{checkout}{os.pathsep}{ROOT}"}
     command = [sys.executable, "-c", "import sys; from boardcert.cli import main; "
                "sys.exit(main())", "run", "--base-url", base_url, "--output", str(output)]
     command += ["--workers", str(workers)] if workers else []
+    command += list(args)
     started = time.perf_counter()
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - started
@@ -165,42 +174,81 @@ def summarize(trace: Path, started: float) -> None:
 
 
 def default_runs(latencies: list[float], trace: Path | None = None,
-                 workers: list[int] | None = None) -> int:
+                 workers: list[int] | None = None, no_speed: bool = False,
+                 against: str | None = None) -> int:
     """A default `boardcert run` per delay, ratios to the first (no delay); with `workers`,
-    also a run with each `--workers N` at each delay but the first."""
+    also a run with each `--workers N` at each delay but the first; with `no_speed`, also
+    `--no-speed` at each delay; with `against`, also the default run of that revision."""
     print(f"default `boardcert run`, whole suites; {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f} at the start")
-    first, worst = None, 0.0
+    worst = 0.0
+    besides: dict[tuple[float, str], float] = {}
     with tempfile.TemporaryDirectory() as scratch:
+        other = Path(scratch) / "against"
+        if against:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(other),
+                            against], check=True, capture_output=True)
         runs = [(latency, given) for latency in latencies
-                for given in [None, *(workers or [] if latency != latencies[0] else [])]]
-        for latency, given in runs:
-            key = secrets.token_urlsafe(16)
-            app = create_app(key)
-            late = Late(app, latency)
-            url, server, thread = serve(late)
-            try:
-                traced = trace / f"trace-{latency:g}-{given or 0}.jsonl" if trace else None
-                if traced is not None:
-                    traced.unlink(missing_ok=True)
-                started = time.time()
-                elapsed, chosen, verdict = boardcert_run(
-                    url, key, Path(scratch) / f"{latency}-{given}", traced, given)
-            finally:
-                server.should_exit = True
-                thread.join(timeout=5)
-            first = first or elapsed
-            ratio = elapsed / first
-            target = TARGETS.get(latency) if given is None else None
-            worst = max(worst, ratio / target) if target else worst
-            print(f"delay {latency * 1000:4.0f} ms {elapsed:6.1f} s wall  {ratio:5.2f}x"
-                  + (f" [target <= {target:g}x]" if target else "")
-                  + f"  {late.requests:5} requests  {chosen}; {verdict}; "
-                  f"projects left behind: {len(app.state.store._projects)}", flush=True)
-            if traced is not None and traced.exists():
-                summarize(traced, started)
+                for given in [None, *(workers or [] if latency != latencies[0] else []),
+                              *(["--no-speed"] if no_speed else []),
+                              *([f"against {against}"] if against else [])]]
+        try:
+            worst = _runs(runs, trace, Path(scratch), other, besides)
+        finally:
+            if against:
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                                str(other)], check=False, capture_output=True)
+    for (latency, label), ratio in besides.items():
+        print(f"delay {latency * 1000:4.0f} ms: {label} / default {ratio:5.2f}")
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0 if worst <= 1 else 1
+
+
+def _runs(runs: list[tuple[float, Any]], trace: Path | None,
+          scratch: Path, other: Path, besides: dict[tuple[float, str], float]) -> float:
+    """The runs in turn; the worst ratio of a default run to its target; `besides` gets each
+    other run's time over the default run's at the same delay."""
+    first, worst, default = None, 0.0, {}
+    for latency, given in runs:
+        elapsed, said = _one(latency, given, trace, scratch, other)
+        if given is None:
+            first, default[latency] = first or elapsed, elapsed
+        elif isinstance(given, str) and latency in default:
+            besides[(latency, given)] = elapsed / default[latency]
+        ratio = elapsed / (first or elapsed)
+        target = TARGETS.get(latency) if given is None else None
+        worst = max(worst, ratio / target) if target else worst
+        print(f"delay {latency * 1000:4.0f} ms {elapsed:6.1f} s wall  {ratio:5.2f}x"
+              + (f" [target <= {target:g}x]" if target else "") + said, flush=True)
+    return worst
+
+
+def _one(latency: float, given: Any, trace: Path | None, scratch: Path,
+         other: Path) -> tuple[float, str]:
+    """One run against a fresh server `latency` late (`given`: None, a worker count,
+    "--no-speed" or "against REV"): its seconds and what to say of it."""
+    key = secrets.token_urlsafe(16)
+    app = create_app(key)
+    late = Late(app, latency)
+    url, server, thread = serve(late)
+    label = str(given or 0).replace(" ", "-")
+    traced = trace / f"trace-{latency:g}-{label}.jsonl" if trace else None
+    if traced is not None:
+        traced.unlink(missing_ok=True)
+    started = time.time()
+    try:
+        elapsed, chosen, verdict = boardcert_run(
+            url, key, scratch / f"{latency}-{label}", traced,
+            given if isinstance(given, int) else None,
+            ("--no-speed",) if given == "--no-speed" else (),
+            other if str(given).startswith("against") else ROOT)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=5)
+    if traced is not None and traced.exists():
+        summarize(traced, started)
+    return elapsed, (f"  {late.requests:5} requests  {given or 'default'}: {chosen}; "
+                     f"{verdict}; projects left behind: {len(app.state.store._projects)}")
 
 
 def main() -> int:
@@ -210,6 +258,10 @@ def main() -> int:
     parser.add_argument("--latencies", type=float, nargs="+", default=[0.0, 0.03, 0.1])
     parser.add_argument("--also-workers", type=int, nargs="+", metavar="N",
                         help="with --default-run: also time --workers N at each delay")
+    parser.add_argument("--no-speed-too", action="store_true",
+                        help="with --default-run: also `boardcert run --no-speed` at each delay")
+    parser.add_argument("--against", metavar="REV",
+                        help="with --default-run: also the default run of this git revision")
     parser.add_argument("--trace", type=Path, metavar="DIR",
                         help="with --default-run: requests and seconds per module and worker "
                         "(benchmarks/trace.py; its records kept in DIR)")
@@ -222,7 +274,8 @@ def main() -> int:
     if options.default_run:
         if options.trace:
             options.trace.mkdir(parents=True, exist_ok=True)
-        return default_runs(options.latencies, options.trace, options.also_workers)
+        return default_runs(options.latencies, options.trace, options.also_workers,
+                            options.no_speed_too, options.against)
     print(f"reference server answering {options.latency * 1000:.0f} ms late; "
           f"pytest {' '.join(options.pytest_args)}; {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f} at the start")

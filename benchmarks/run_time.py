@@ -14,9 +14,14 @@ quick <= 3 s on an idle 2-core machine; standard no slower than the plain schema
 `--per-budget` times `pytest suites` per budget instead, with and without the property tests
 (the targets of issue 5). `--phases` runs each budget once with benchmarks/phases.py and says
 when start-up, collection, the tests and the reports ended, and the garbage collector's time.
+`--no-speed-too` also runs each budget with `--no-speed` in every round (what the speed
+plugin buys: the plain run's time over the default's); `--against REV` also runs each budget
+from a checkout of that git revision (a temporary worktree; before and after a change, side by
+side: its time over this checkout's).
 A measurement, not a test: quote it with the load average it prints.
 
-    python benchmarks/run_time.py [--repeat 3] [--budgets quick standard] [--per-budget]
+    python benchmarks/run_time.py [--repeat 3] [--no-speed-too] [--against REV]
+    python benchmarks/run_time.py [--budgets quick standard] --per-budget
     python benchmarks/run_time.py --phases
 """
 
@@ -61,15 +66,35 @@ def load() -> str:
     return f"load average {one:.2f} (1 min), {five:.2f} (5 min) on {os.cpu_count()} cores"
 
 
-def side_by_side(repeat: int) -> int:
-    """The issue-16 comparison: boardcert standard and quick against plain schemathesis."""
+def side_by_side(repeat: int, no_speed: bool = False, against: str | None = None) -> int:
+    """The issue-16 comparison: boardcert standard and quick against plain schemathesis; with
+    `no_speed` or `against`, those runs beside them (issue 25)."""
+    with tempfile.TemporaryDirectory() as other:
+        if against:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", other,
+                            against], check=True, capture_output=True)
+        try:
+            return _side_by_side(repeat, no_speed, against, Path(other))
+        finally:
+            if against:
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", other],
+                               check=False, capture_output=True)
+
+
+def _side_by_side(repeat: int, no_speed: bool, against: str | None, other: Path) -> int:
     key = "bench-" + secrets.token_urlsafe(12)
     boardcert = [sys.executable, "-m", "boardcert.cli", "run"]
     env = {k: v for k, v in ENV.items() if not k.startswith("BOARDCERT_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    theirs = {**env, "PYTHONPATH": os.pathsep.join(filter(None, [str(other),
+                                                                 ENV.get("PYTHONPATH")]))}
+    besides = [*(["--no-speed"] if no_speed else []), *([against] if against else [])]
     print(f"{load()} at the start; {repeat} rounds, each: boardcert standard, boardcert quick, "
-          f"{PLAIN}\n")
+          f"{PLAIN}{''.join(f', standard and quick {b}' for b in besides)}\n")
     times: dict[str, list[float]] = {"standard": [], "quick": [], PLAIN: []}
     ratios: dict[str, list[float]] = {"standard": [], "quick": []}
+    beside: dict[str, list[float]] = {f"{budget} {b}": [] for b in besides
+                                      for budget in ("standard", "quick")}
     with start(api_key=key) as server, tempfile.TemporaryDirectory() as scratch:
         plain = [str(BIN / "schemathesis"), "run", str(ROOT / "spec" / "openapi.yaml"),
                  "--url", server.base_url, "-H", f"X-API-Key: {key}", "--max-examples", "25"]
@@ -79,20 +104,31 @@ def side_by_side(repeat: int) -> int:
             runs = {"standard": boardcert + ["--output", str(place / "standard")],
                     "quick": boardcert + ["--budget", "quick", "--output", str(place / "quick")],
                     PLAIN: plain}
+            for name in beside:
+                budget, what = name.split(" ", 1)
+                runs[name] = [*boardcert, "--budget", budget, "--output",
+                              str(place / name.replace(" ", "-")),
+                              *(["--no-speed"] if what == "--no-speed" else [])]
             seconds = {}
             for name, command in runs.items():
-                seconds[name], code = timed(command, place, env)
-                times[name].append(seconds[name])
+                seconds[name], code = timed(command, place, theirs if name.endswith(
+                    f" {against}") else env)
+                times.setdefault(name, []).append(seconds[name])
                 print(f"  round {n + 1}  {name:32} {seconds[name]:6.1f} s  (exit {code})",
                       flush=True)
             for name in ratios:
                 ratios[name].append(seconds[name] / seconds[PLAIN])
+            for name in beside:
+                beside[name].append(seconds[name] / seconds[name.split(" ", 1)[0]])
     print(f"\n{'run':34}{'median s':>9}{'target s':>9}{'ratio':>8}{'target':>8}")
     for name in ("standard", "quick"):
         print(f"{'boardcert ' + name:34}{statistics.median(times[name]):9.1f}"
               f"{WALL_TARGETS[name]:9.1f}{statistics.median(ratios[name]):8.2f}"
               f"{RATIO_TARGETS[name]:8.2f}")
     print(f"{PLAIN:34}{statistics.median(times[PLAIN]):9.1f}{'':9}{1:8.2f}")
+    for name, found in beside.items():
+        print(f"boardcert {name:24}{statistics.median(times[name]):9.1f}{'':9}"
+              f"{statistics.median(found):8.2f}  (over boardcert {name.split()[0]})")
     print(f"\n{load()} at the end (the wall targets hold for an idle machine; the ratios "
           "compare runs side by side)")
     return 0
@@ -170,6 +206,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="pytest suites per budget, with and without the property tests")
     parser.add_argument("--budgets", nargs="+", default=["quick", "standard"],
                         help="with --per-budget or --phases")
+    parser.add_argument("--no-speed-too", action="store_true",
+                        help="also each budget with --no-speed, in every round")
+    parser.add_argument("--against", metavar="REV",
+                        help="also each budget from a checkout of this git revision")
     parser.add_argument("--phases", action="store_true",
                         help="when each phase of a run ended (--repeat runs of each budget)")
     args = parser.parse_args(argv)
@@ -177,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         return phases(args.budgets, args.repeat)
     if args.per_budget:
         return per_budget(args.budgets, args.repeat)
-    return side_by_side(args.repeat)
+    return side_by_side(args.repeat, args.no_speed_too, args.against)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ without `--alluredir`).
 
 Hooks, not autouse fixtures, so that Allure shows no set-up or tear-down of boardcert's own.
 Labels, parameters and steps are put on the test's result directly (allure.dynamic would go
-through allure's hooks for each); allure-pytest's listener is boardcert.allure_listener's.
+through allure's hooks for each); allure-pytest's listener and file writer are the speed
+plugin's (boardcert.speed), or its own.
 """
 
 from __future__ import annotations
@@ -34,16 +35,13 @@ from urllib.parse import urlsplit
 import pytest
 
 from boardcert import INTERFACE_VERSION, facts, requirements, spec
-from boardcert.keys import TARGET
+from boardcert.keys import ALLURE_WRITTEN, TARGET
 from boardcert.markers import item_operations, requirement_ids
-from boardcert.overhead import WRITER
 from boardcert.paths import without_machine_paths
 from boardcert.redact import Redactor
 from boardcert.report.render import request_text, response_text
 from boardcert.results import _redactor as run_redactor  # the run's one key mask
 from boardcert.target import exchanges_of
-
-pytest_plugins = ["boardcert.allure_listener"]  # allure-pytest's listener, its bookkeeping cheaper
 
 SEVERITY = {"MUST": "critical", "SHOULD": "normal", "INFO": "trivial"}
 FEATURES_SHOWN = 3  # a test of more operations is one feature, not one per operation
@@ -175,8 +173,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if not directory or not _enabled(config) or hasattr(config, "workerinput"):
         return
     write_environment(Path(directory), environment(config), run_redactor(config))
-    writer = config.stash.get(WRITER, None)
-    done = writer.written if writer is not None else set()  # saved with the paths replaced
+    done = config.stash.get(ALLURE_WRITTEN, set())  # saved with the paths replaced
     for path in Path(directory).iterdir():  # every worker's results are written by now
         if path.is_file() and path.name not in done:
             text = path.read_text(encoding="utf-8", errors="surrogateescape")

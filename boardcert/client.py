@@ -23,7 +23,7 @@ import shlex
 import ssl
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
@@ -181,9 +181,26 @@ class _Failed(Exception):
         self.failure = failure
 
 
+def send_plain(http: httpx.Client, request: httpx.Request) -> httpx.Response:
+    """A built request sent as httpx sends it (`Client.send`: no redirect followed, no auth,
+    streamed: `_read` reads the body up to the cap). The requests are built here, never from
+    the client's cookie jar: a cookie a server sets is never sent back."""
+    return http.send(request, stream=True, auth=_as_built)
+
+
+def _as_built(request: httpx.Request) -> httpx.Request:
+    return request  # not httpx's default: it would add Basic auth from a URL's user and password
+
+
 class Client:
     """Sends requests to the target; every exchange is appended to `log` (or, inside `aside()`,
     to that thread's own list, until a test `adopt`s it). Threads may share a client."""
+
+    # How a built request reaches the server: as httpx.Client.send sends it, or, set by the
+    # speed plugin once it checked httpx's internals, straight to the transport send would
+    # use (send's auth, redirect, cookie and event-hook machinery cost a fifth of a request's
+    # CPU, none of it used): the same bytes either way (tests/test_client_sending.py).
+    dispatch: Callable[[httpx.Client, httpx.Request], httpx.Response] = staticmethod(send_plain)
 
     def __init__(self, target: Target, transport: httpx.BaseTransport | None = None) -> None:
         self.target = target
@@ -342,10 +359,7 @@ class Client:
 
     def _exchange(self, request: httpx.Request, exchange: Exchange, started: float) -> None:
         __tracebackhide__ = True
-        # Straight to the transport: Client.send's auth, redirect, cookie and event-hook
-        # machinery cost a fifth of a request's CPU, and none of it applies (no redirect is
-        # followed). iter_bytes still decodes a Content-Encoding, as through the client.
-        response = self._http._transport_for_url(request.url).handle_request(request)
+        response = self.dispatch(self._http, request)
         response.request = request
         try:
             exchange.status = response.status_code

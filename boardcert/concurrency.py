@@ -6,16 +6,17 @@ change; a board of a test's own), a module computes what the tests of its unit n
 `gather` and each test adopts its own part when it runs:
 
 - `in_flight(config)`: how many requests a test process may have in flight at once: 1 (one at
-  a time, as always) for the bundled server and any target within workers.SERIAL_BELOW;
-  `--in-flight N` (env BOARDCERT_IN_FLIGHT, which `boardcert run` sets from the round trip of
-  its preflight) decides instead.
+  a time, as always) for the bundled server and any target within workers.SERIAL_BELOW, and
+  whenever the speed plugin (boardcert.speed) did not run (--no-speed); `--in-flight N` (env
+  BOARDCERT_IN_FLIGHT, which `boardcert run` sets from the round trip of its preflight)
+  decides instead.
 - `gather(client, jobs, width)`: runs zero-argument jobs (that send requests through the
   client) up to `width` at a time; each `Done` keeps its value or error and its exchanges,
   kept off the client's log until the test they were made for `client.adopt`s them (its
   evidence, Allure steps and JUnit data then show its own requests).
 - `companions(item)`: the tests this process will run together with `item` (the same module
-  in a serial run; the same unit of boardcert.distribution on a worker of its scheduling;
-  only `item` under another `--dist`): what may be computed ahead, and nothing else.
+  in a serial run; the same unit of the speed plugin's scheduling on a worker of it; only
+  `item` under another `--dist`): what may be computed ahead, and nothing else.
 
 A batch is checked before it is used: if anything in it is unexpected (a request not
 rejected, a state that changed, a 5xx, no answer), the module throws it away and does those
@@ -112,11 +113,15 @@ IN_FLIGHT = pytest.StashKey[int]()
 
 
 def _decide(config: pytest.Config) -> int:
+    from boardcert.keys import CLIENT, SPEED, TARGET
+    from boardcert.target import users_server
+
+    speed = config.stash.get(SPEED, None)
+    if speed is None or not speed.on:
+        return 1  # the speed plugin did not run: the plain path, one request at a time
     given = workers.given_in_flight(config.getoption("in_flight", None))
     if given is not None:
         return given
-    from boardcert.keys import CLIENT, TARGET
-    from boardcert.target import users_server
 
     target, client = config.stash.get(TARGET, None), config.stash.get(CLIENT, None)
     if target is None or client is None or not users_server(config):
@@ -139,20 +144,18 @@ def _round_trip(client: Client) -> float | None:
 
 def companions(item: pytest.Item) -> list[pytest.Item]:
     """The tests this process runs together with `item` (itself included), in order."""
-    from boardcert import distribution  # a plugin: imported by pytest first, to be rewritten
+    from boardcert.keys import UNITS
 
     items = item.session.items
-    workerinput = getattr(item.config, "workerinput", None)
-    if workerinput is None:  # one process runs everything selected
+    if getattr(item.config, "workerinput", None) is None:  # one process runs everything
         module = _module(item.nodeid)
         return [i for i in items if _module(i.nodeid) == module]
-    made_with = workerinput.get(distribution.UNITS)  # the in-flight the units were made for
-    if not made_with:
+    units_of = item.config.stash.get(UNITS, None)  # the speed plugin's scheduling, if it ran
+    if units_of is None:
         return [item]
     units = item.config.stash.get(UNIT_OF, None)
     if units is None:
-        units = item.config.stash[UNIT_OF] = distribution.units(
-            [i.nodeid for i in items], int(workerinput["workercount"]), int(made_with))
+        units = item.config.stash[UNIT_OF] = units_of([i.nodeid for i in items])
     mine = units.get(item.nodeid)
     return [i for i in items if units.get(i.nodeid) == mine] if mine else [item]
 

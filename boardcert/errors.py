@@ -2,7 +2,9 @@
 
     BoardcertError
     ├── ConfigError          a flag, environment variable or profile key is wrong (exit 2)
-    └── UnreachableError     the target cannot be reached at all (exit 3)
+    ├── UnreachableError     the target cannot be reached at all (exit 3)
+    └── CompatError          an installed library no longer has an internal that what is
+                             generated depends on (boardcert.compat): the run stops (exit 2)
     NotAssessed              a test lacks what it needs (a profile value, --read-only): the
                              test is skipped "not assessed" (also boardcert.config.NotAssessed)
     AssertionError
@@ -36,6 +38,11 @@ class ConfigError(BoardcertError):
 
 class UnreachableError(BoardcertError):
     """The target answers nothing at all."""
+
+
+class CompatError(BoardcertError):
+    """A library's internal that boardcert's determinism or correctness rests on is gone or
+    changed (boardcert.compat); the run stops rather than generate something else."""
 
 
 class NotAssessed(Exception):

@@ -1,11 +1,13 @@
-"""The facts of a run besides its results: budget, seed, versions and the command-line options
-(never the key), recorded in compliance.json, the reports and the bundle manifest."""
+"""The facts of a run besides its results: budget, seed, versions, the command-line options
+(never the key) and whether the speed plugin was on, recorded in compliance.json, the reports
+and the bundle manifest."""
 
 from __future__ import annotations
 
 import os
 import platform
 from collections.abc import Iterable
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import PurePath
 from typing import Any
@@ -58,13 +60,45 @@ def _short(arg: str) -> str:
     return PurePath(arg).name if os.path.isabs(arg) else arg
 
 
-def record(budget: str, seed: int, options: Iterable[str],
-           docs_url: str | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Speed:
+    """Whether the speed plugin (boardcert.speed) ran, and which of its patches of other
+    libraries' internals stayed off and why (the installed version did not fit): what only
+    made the run faster; the verdict is the same either way."""
+
+    on: bool
+    off: tuple[tuple[str, str], ...] = ()  # (patch, why)
+
+    def record(self) -> dict[str, Any]:
+        return {"on": self.on, "off": [{"patch": name, "why": why} for name, why in self.off]}
+
+    @classmethod
+    def recorded(cls, found: Any) -> Speed | None:
+        """From a report's `run.speed` (None: not recorded, an older report)."""
+        if not isinstance(found, dict):
+            return None
+        return cls(bool(found.get("on")), tuple((str(off.get("patch")), str(off.get("why")))
+                                               for off in found.get("off") or ()))
+
+    def describe(self) -> str:
+        """One line: "on", "on; off: name (why); ...", or off and what that means."""
+        if not self.on:
+            return "off (--no-speed or -p no:boardcert.speed): the plain path"
+        return "on" + ("; off: " + "; ".join(f"{name} ({why})" for name, why in self.off)
+                       if self.off else "")
+
+
+NO_SPEED = Speed(on=False)
+
+
+def record(budget: str, seed: int, options: Iterable[str], docs_url: str | None = None,
+           speed: Speed | None = None) -> dict[str, Any]:
     """The `run` section of compliance.json (`options` as `recorded_options` gives them:
     dropping the key twice would drop the option after --api-key; `docs_url` only when given:
-    where the reports link each requirement)."""
+    where the reports link each requirement; `speed`: whether the speed plugin ran)."""
     facts = {"budget": budget, "seed": seed, "versions": versions(), "options": list(options)}
-    return facts | ({"docs_url": docs_url} if docs_url else {})
+    return facts | ({"docs_url": docs_url} if docs_url else {}) \
+        | ({"speed": speed.record()} if speed is not None else {})
 
 
 def differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:
@@ -76,6 +110,8 @@ def differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]
     lines += [f"{name} version: {va.get(name, 'not recorded')} -> "
               f"{vb.get(name, 'not recorded')}"
               for name in dict.fromkeys([*va, *vb]) if va.get(name) != vb.get(name)]
+    if a.get("speed") != b.get("speed"):
+        lines.append(f"speed: {_speed(a)} -> {_speed(b)}")
     if a.get("options") != b.get("options"):
         lines.append(f"options: {_options(a)}\n      -> {_options(b)}")
     return lines
@@ -84,3 +120,8 @@ def differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]
 def _options(facts: dict[str, Any]) -> str:
     options = facts.get("options")
     return " ".join(options) if options is not None else "not recorded"
+
+
+def _speed(facts: dict[str, Any]) -> str:
+    found = Speed.recorded(facts.get("speed"))
+    return found.describe() if found is not None else "not recorded"

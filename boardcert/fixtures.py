@@ -11,13 +11,14 @@ from typing import Any
 
 import pytest
 
-from boardcert import ahead, concurrency, requirements, shared_discovery
+from boardcert import ahead, concurrency, requirements
 from boardcert.api import Api, find_named, misfit
 from boardcert.board import Board, Made, build, give_metadata, unique
 from boardcert.client import Client, Exchange
 from boardcert.config import NotAssessed, Profile, Target
 from boardcert.discovery import Discovery, Finding, discover, organization_of
 from boardcert.errors import SetUpError
+from boardcert.keys import DISCOVERED
 from boardcert.ledger import Ledger
 from boardcert.resources import BY_NAME
 
@@ -42,7 +43,7 @@ def discovery(base_api: Api, target: Target, request: pytest.FixtureRequest) -> 
     project of the run's own; the profile of the run from then on (boardcert.discovery)."""
     if target.read_only:
         return Discovery(target.profile, [])
-    shared = shared_discovery.read(request.config, target)  # the xdist controller's
+    shared = _shared(request.config, target)  # the xdist controller's
     if shared is not None:
         base_api.profile = shared[0].profile
         return shared[0]
@@ -74,8 +75,15 @@ def profile(discovery: Discovery) -> Profile:
 def organization_id(base_api: Api, target: Target, request: pytest.FixtureRequest) -> str:
     """The organization to work in: from the profile, or discovered from /users/me (or
     by the xdist controller, with discovery)."""
-    shared = shared_discovery.read(request.config, target)
+    shared = _shared(request.config, target)
     return (shared and shared[1]) or organization_of(base_api)
+
+
+def _shared(config: pytest.Config, target: Target) -> tuple[Discovery, str | None] | None:
+    """The discovery and organization another process found (the speed plugin's shared
+    discovery, on an xdist worker), if any."""
+    read = config.stash.get(DISCOVERED, None)
+    return read(target) if read is not None else None
 
 
 

@@ -1,12 +1,21 @@
 """The pytest stash keys the boardcert plugin modules share (one place, as schemathesis keeps
-its `_keys.py`), and the xdist worker-input key for the controller's reference server."""
+its `_keys.py`), and the xdist worker-input key for the controller's reference server.
+
+The speed plugin (boardcert.speed) hands the rest what it provides through four of them, so
+that nothing outside it imports it: SPEED (whether it ran, which patches stayed off),
+DISCOVERED (the discovery another process made), UNITS (the tests a worker runs together) and
+ALLURE_WRITTEN (the Allure files its writer saved)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 
 from boardcert.client import Client
 from boardcert.config import Target
+from boardcert.facts import Speed
 from boardcert.ledger import Ledger
 
 TARGET = pytest.StashKey[Target]()  # the server under test (the started reference, once started)
@@ -17,3 +26,12 @@ THROWAWAY = pytest.StashKey[bool]()  # the target is the bundled server this pro
 LOG_START = pytest.StashKey[tuple[Client | None, int]]()  # the client's log length at set-up
 PREFLIGHT_NOTES = pytest.StashKey[list[str]]()
 WORKER_TARGET = "boardcert_target"  # workerinput key: the controller's reference server
+# The allure result files saved with this machine's paths already replaced (the speed plugin's
+# writer): boardcert.allure_results reads the others again.
+ALLURE_WRITTEN = pytest.StashKey[set[str]]()
+SPEED = pytest.StashKey[Speed]()  # set by the speed plugin; absent: it did not run
+# On an xdist worker of the speed plugin's shared discovery: the discovery and organization the
+# controller found for the target (None: it found none, the worker probes itself).
+DISCOVERED = pytest.StashKey[Callable[[Target], "tuple[Any, str | None] | None"]]()
+# On a worker of the speed plugin's scheduling: each selected test's unit (node id -> unit).
+UNITS = pytest.StashKey[Callable[[Sequence[str]], dict[str, str]]]()

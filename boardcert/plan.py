@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -153,6 +154,16 @@ def _board() -> str:
 def _op(number: int) -> str:
     op = spec.operation(number)
     return f"op {number:2}  {op.method:6} {op.path}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_cmdline_main(config: pytest.Config) -> Any:
+    """--plan runs in one process, whatever -n says (nothing runs, so nothing is distributed);
+    before pytest-xdist reads -n (a wrapper: its hook may be registered first)."""
+    option = config.option
+    if getattr(option, "numprocesses", None) and option.plan:
+        option.numprocesses, option.dist = None, "no"
+    return (yield)
 
 
 @pytest.hookimpl(tryfirst=True)

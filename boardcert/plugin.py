@@ -6,8 +6,9 @@ Loaded by the root conftest.py and by `boardcert run` (`-p boardcert.plugin`). T
 reference server shared by xdist workers, the client), `cleanup` (the ledger, Ctrl-C),
 `fixtures` (api, factories, boards), `early` (set-ups made at the first test for tests that
 judge them late), `plan` (--plan), `reporters` (console header and summaries), then
-`failures`, `results`, `allure_results`, `junit`, `properties` and `distribution` (how
-pytest-xdist's workers share the tests).
+`failures`, `results`, `allure_results`, `junit` and `properties`; first of all the speed
+plugin, `boardcert.speed` (what only makes a run faster: `-p no:boardcert.speed` or
+`boardcert run --no-speed` leaves it out, and the run takes the plain path).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from boardcert.options import add_to
 from boardcert.workers import given_in_flight
 
 # Registered in this order; pytest calls the later ones' hooks first, so the five at the end
-# run theirs before those of the first seven (properties adds requirement markers before
+# run theirs before those of the first eight (properties adds requirement markers before
 # markers reads them; results writes before clean-up).
-pytest_plugins = ["boardcert.overhead",  # first: freezes the heap before Hypothesis
+pytest_plugins = ["boardcert.speed",  # first: freezes the heap before Hypothesis; optional
                   "boardcert.markers",  # requirement markers, --read-only skips
                   "boardcert.target",  # the server under test, its client, the preflight
                   "boardcert.cleanup",  # the ledger, clean-up at the end, Ctrl-C
@@ -34,8 +35,7 @@ pytest_plugins = ["boardcert.overhead",  # first: freezes the heap before Hypoth
                   "boardcert.results",  # the compliance report
                   "boardcert.allure_results",  # what allure shows: identity, labels, environment
                   "boardcert.junit",  # junit.xml (junit-10.xsd), junit-properties.xml
-                  "boardcert.properties",  # --budget, the Hypothesis seed, schemathesis items
-                  "boardcert.distribution"]  # how pytest-xdist's workers share the tests
+                  "boardcert.properties"]  # --budget, the Hypothesis seed, schemathesis items
 
 
 def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
@@ -69,9 +69,5 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[LEFT_BEHIND] = []
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
         config.pluginmanager.register(SharedReference(config), "boardcert-shared-reference")
-        if getattr(config.option, "numprocesses", None):
-            from boardcert.shared_discovery import SharedDiscovery
-
-            config.pluginmanager.register(SharedDiscovery(config), "boardcert-shared-discovery")
     config.pluginmanager.register(ReadOnlySummary(config), "boardcert-read-only-summary")
     config.pluginmanager.register(LeftBehind(config), "boardcert-left-behind")

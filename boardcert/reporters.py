@@ -1,5 +1,6 @@
 """What the console says of the run besides the tests (pytest plugin module): the header (the
-target and the run's manners), and at the end the requirements `--read-only` left not assessed
+target, the run's manners, whether the speed plugin ran and which of its patches stayed off),
+and at the end the requirements `--read-only` left not assessed
 (ReadOnlySummary) and what clean-up could not delete (LeftBehind)."""
 
 from __future__ import annotations
@@ -8,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from boardcert.keys import LEFT_BEHIND, PREFLIGHT_NOTES, TARGET
+from boardcert.facts import NO_SPEED
+from boardcert.keys import LEFT_BEHIND, PREFLIGHT_NOTES, SPEED, TARGET
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -20,7 +22,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if target.read_only:
         manners.append("read-only")
     where = target.base_url or "the bundled reference server"
-    return [f"boardcert: target {where}; " + ", ".join(manners), *notes]
+    speed = config.stash.get(SPEED, NO_SPEED)
+    return [f"boardcert: target {where}; " + ", ".join(manners),
+            f"boardcert: speed: {speed.describe()}", *notes]
 
 
 class ReadOnlySummary:

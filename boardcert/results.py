@@ -25,7 +25,7 @@ import pytest
 
 from boardcert import facts, requirements
 from boardcert import report as compliance
-from boardcert.keys import TARGET
+from boardcert.keys import SPEED, TARGET
 from boardcert.options import value as option_value
 from boardcert.paths import without_machine_paths
 from boardcert.redact import Redactor
@@ -209,7 +209,8 @@ class Collector:
         options = json.loads(given) if given else facts.recorded_options(
             self.config.invocation_params.args)
         docs_url = option_value("docs_url", self.config.getoption("docs_url", None))
-        return facts.record(RUN.budget.name, RUN.seed, options, docs_url)
+        return facts.record(RUN.budget.name, RUN.seed, options, docs_url,
+                            self.config.stash.get(SPEED, facts.NO_SPEED))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         report = self.config.stash.get(REPORT, None)

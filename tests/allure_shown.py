@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 # The tear-down wrapper's frame first: in a checkout under /tmp its path is <tmp> after that.
-PATTERNS = [(re.compile(r'  File "[^"]*(allure_commons/_allure|boardcert/allure_listener)\.py", '
-                        r"line \d+, in \w+\n.*\n( *\^+\n)?"), "  <tear-down wrapper>\n"),
+PATTERNS = [(re.compile(r'  File "[^"]*(allure_commons/_allure|boardcert/speed/allure_listener)'
+                        r'\.py", line \d+, in \w+\n.*\n( *\^+\n)?'), "  <tear-down wrapper>\n"),
             (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
             (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:<port>"),
             (re.compile(r"0x[0-9a-f]{6,}"), "0x<address>"),

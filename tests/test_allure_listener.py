@@ -1,4 +1,4 @@
-"""boardcert.allure_listener (issue 16): allure-pytest's listener with cheaper bookkeeping
+"""boardcert.speed.allure_listener (issue 16): allure-pytest's listener with cheaper bookkeeping
 shows in Allure what allure-pytest's own shows: the same results, statuses, labels, steps,
 attachments, and the same set-ups and tear-downs for each test.
 
@@ -6,8 +6,9 @@ A small module of tests that use fixtures every way the listener must follow (se
 module and function scopes, an overridden fixture, parametrization, fixtures asked for
 during set-up and during the call, failing set-ups and tear-downs, steps and attachments,
 failed, broken and skipped tests) runs twice, with allure-pytest's listener and with
-boardcert's, and the two allure-results are compared (tests/allure_shown.py). And the
-writer that saves the files through a process of its own (boardcert.overhead.AllureWriter).
+the speed plugin's, and the two allure-results are compared
+(tests/allure_shown.py). And the writer that saves the files through a process of its own
+(boardcert.speed.allure_writer.AllureWriter).
 """
 
 from __future__ import annotations
@@ -110,14 +111,26 @@ class TestClass:
 '''
 
 
+# The speed plugin's listener alone (its check passed: tests/test_speed.py), without its writer.
+LEAN = '''
+import pytest
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    from boardcert.speed import allure_listener
+    allure_listener.use(config)
+'''
+
+
 def run(directory: Path, lean: bool) -> dict:
     """The module's allure-results, made with boardcert's listener or allure-pytest's."""
     directory.mkdir()
     (directory / "conftest.py").write_text(CONFTEST)
     (directory / "test_module.py").write_text(TESTS)
+    (directory / "lean_listener.py").write_text(LEAN)
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                "--rootdir", str(directory), "--alluredir", str(directory / "results"),
-               *(["-p", "boardcert.allure_listener"] if lean else [])]
+               *(["-p", "lean_listener"] if lean else [])]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BOARDCERT_"))}
     done = subprocess.run(command, cwd=directory, env=env, capture_output=True, text=True,
                           timeout=60, check=False)
@@ -150,13 +163,13 @@ def test_the_lean_listener_shows_what_allure_pytests_own_shows(tmp_path):
 
 
 def test_the_writer_saves_every_file_through_its_process_and_says_what_it_could_not(tmp_path):
-    """boardcert.overhead.AllureWriter: once closed, every result is on disk with the
+    """boardcert.speed.allure_writer.AllureWriter: once closed, every result is on disk with the
     containers of its test merged into one and no directory of the machine; none left half
     written; a file it could not save is said (an error of the run), not raised."""
     from allure_commons.model2 import TestBeforeResult, TestResult, TestResultContainer
 
-    from boardcert.overhead import AllureWriter
     from boardcert.paths import ROOT
+    from boardcert.speed.allure_writer import AllureWriter
 
     writer = AllureWriter(tmp_path, ROOT)
     for uuid, name in (("c1", "api"), ("c2", "board")):

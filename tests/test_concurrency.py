@@ -16,11 +16,12 @@ from typing import Any
 import httpx
 import pytest
 
-from boardcert import concurrency, distribution, workers
+from boardcert import concurrency, workers
 from boardcert.client import Client
 from boardcert.config import resolve
 from boardcert.errors import ConfigError, ExchangeError
 from boardcert.paths import ROOT, SUITES
+from boardcert.speed import distribution
 
 KEY = "concurrency-test-key-9d1"
 
@@ -107,6 +108,7 @@ def _items(nodeids: list[str], workerinput: dict[str, Any] | None) -> list[Any]:
     config = SimpleNamespace(stash=pytest.Stash())
     if workerinput is not None:
         config.workerinput = workerinput
+        distribution.pytest_configure(config)  # as the speed plugin sets a worker up
     session = SimpleNamespace(items=[])
     session.items = [SimpleNamespace(nodeid=n, config=config, session=session) for n in nodeids]
     return session.items
@@ -124,7 +126,7 @@ def test_companions_serially_are_the_modules_selected_tests():
     assert concurrency.pending(items[1], lambda item: True) == [items[1]]
 
 
-def test_companions_on_a_worker_are_its_unit_of_boardcert_distribution():
+def test_companions_on_a_worker_are_its_unit_of_the_speed_plugins_distribution():
     """On a worker of boardcert's scheduling, a test's companions are its unit (a part of a
     large module; with requests in flight the whole module); under another --dist, only
     itself."""

@@ -1,4 +1,4 @@
-"""How pytest-xdist's workers share the tests (boardcert.distribution, issue 16): a module's
+"""How pytest-xdist's workers share the tests (boardcert.speed.distribution, issue 16): a module's
 tests together, but each property test on its own and a large module in parts; the longest
 first."""
 
@@ -11,8 +11,9 @@ import sys
 from types import SimpleNamespace
 from typing import Any
 
-from boardcert import distribution
 from boardcert.paths import ROOT, SUITES
+from boardcert.speed import distribution
+from boardcert.speed.scheduler import Longest
 
 PROPERTY = "suites/test_properties.py::test_operation[{}]"
 STATEFUL = "suites/test_properties.py::TestBoardWorkflow::runTest"
@@ -90,7 +91,7 @@ def test_the_longest_units_go_out_first_and_a_worker_gets_more_when_down_to_one(
     """The stateful test, then the property tests, then the modules by size; a worker holding
     one test still to run gets one more unit, the shortest."""
     collection = [n for n in _collection() if "test_errors" not in n]
-    scheduler = distribution.Longest(_Config(2), log=None)
+    scheduler = Longest(_Config(2), log=None)
     nodes = [_Node("gw0"), _Node("gw1")]
     for node in nodes:
         scheduler.add_node(node)
@@ -110,7 +111,7 @@ def test_work_starts_with_the_first_worker_that_has_collected():
     left (the stateful test's second part, not queued behind the first on the early worker)."""
     second = STATEFUL.replace("Workflow::", "Workflow2::")
     collection = [n for n in _collection() if "test_errors" not in n] + [second]
-    scheduler = distribution.Longest(_Config(2), log=None)
+    scheduler = Longest(_Config(2), log=None)
     early, late = _Node("gw0"), _Node("gw1")
     for node in (early, late):
         scheduler.add_node(node)
@@ -143,7 +144,7 @@ def test_behind_a_short_test_the_longest_unit_is_queued():
     the shortest (queued the shortest each time, the long units were left for the end)."""
     collection = [f"suites/test_rows.py::test_{n}" for n in range(5)]
     collection += [PROPERTY.format(f"GET /x{n}") for n in range(3)]
-    scheduler = distribution.Longest(_Config(1), log=None)
+    scheduler = Longest(_Config(1), log=None)
     node = _Node("gw0")
     scheduler.add_node(node)
     scheduler.add_node_collection(node, collection)

@@ -52,7 +52,7 @@ def test_each_option_is_declared_in_one_place():
     own = set(run) - table - {"-h", "--help"}
     assert own == {"--strict", "--output", "-n", "--workers", "--max-failures", "--bundle",
                    "--sign-key", "--subject", "--server-version", "--keyless", "--baseline",
-                   "--known-failures"}
+                   "--known-failures", "--no-speed"}
 
 
 def test_options_given_reach_pytest_as_given_but_the_key(tmp_path):

@@ -1,4 +1,4 @@
-"""Discovery once per run under pytest-xdist (boardcert.shared_discovery): what the controller
+"""Discovery once per run under pytest-xdist (boardcert.speed.shared_discovery): what the controller
 found reaches every worker whole, and a worker without it probes itself."""
 
 from __future__ import annotations
@@ -6,10 +6,10 @@ from __future__ import annotations
 import contextlib
 from types import SimpleNamespace
 
-from boardcert import shared_discovery
 from boardcert.config import Target, load_profile
 from boardcert.discovery import FOUND, NOT_FOUND, Discovery, Finding
 from boardcert.redact import Redactor
+from boardcert.speed import shared_discovery
 
 KEY = "shared-discovery-key-7c2a"
 

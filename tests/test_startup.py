@@ -1,4 +1,4 @@
-"""boardcert.startup: pytest-xdist's workers take turns, as many at a time as there are slots
+"""boardcert.speed.startup: pytest-xdist's workers take turns, as many at a time as there are slots
 (cores), to import and collect; without slots they start at once."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WORKER = """
 import sys, time
 started = time.monotonic()
-from boardcert import startup
+from boardcert.speed import startup
 began = time.monotonic()
 time.sleep(0.3)
 startup.pytest_collection_finish(None)
@@ -49,7 +49,7 @@ def test_workers_take_turns_one_per_slot(tmp_path):
 def test_the_controller_makes_the_slots_for_its_workers_and_removes_them():
     """Imported on the controller (no PYTEST_XDIST_WORKER), the plugin makes one slot per core
     and names their directory in the environment its workers inherit; gone at the end."""
-    code = ("import os; from boardcert import startup; d = os.environ[startup.SLOTS]; "
+    code = ("import os; from boardcert.speed import startup; d = os.environ[startup.SLOTS]; "
             "print(len(os.listdir(d))); startup.pytest_unconfigure(None); "
             "print(os.path.exists(d), startup.SLOTS in os.environ)")
     env = {k: v for k, v in os.environ.items()
@@ -66,7 +66,7 @@ def test_a_worker_waits_for_its_turn_no_longer_than_its_patience(tmp_path):
     (tmp_path / "slot0").touch()
     with open(tmp_path / "slot0", "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
-        code = ("import time; from boardcert import startup; s = time.monotonic(); "
+        code = ("import time; from boardcert.speed import startup; s = time.monotonic(); "
                 f"startup._take({str(tmp_path)!r}, 'gw2', patience=0.3); "
                 "print(round(time.monotonic() - s, 1), len(startup._HELD))")
         env = {k: v for k, v in os.environ.items()

@@ -57,6 +57,8 @@ def command() -> NoReturn:
     flushed, and out at once. The interpreter's own teardown (freeing every module and the
     run's whole heap, a quarter to half a second) is skipped: all files are closed by then."""
     code = main()
+    if not callable(getattr(atexit, "_run_exitfuncs", None)):  # CPython's private function
+        sys.exit(code)  # is gone: the usual way out
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe (`| head`)
@@ -102,6 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
                       help="test workers (pytest-xdist); default: chosen from the target's "
                       f"round trip, serial when it answers within {SERIAL_BELOW * 1000:g} ms "
                       "(--plan says the rule)")
+    mine.add_argument("--no-speed", action="store_true",
+                      help="the plain path: without the speed plugin (one request at a time, "
+                      "pytest-xdist's own distribution, allure-pytest's own writer; the same "
+                      "verdict, slower against a server far away)")
     mine.add_argument("--max-failures", type=int, metavar="N",
                       help="stop after N failing tests (the report then says incomplete)")
     mine.add_argument("--bundle", action="store_true",

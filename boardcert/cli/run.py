@@ -40,11 +40,20 @@ TIMED = 3  # requests after the preflight's that time the round trip (the fastes
 
 
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
-    gc.disable()  # until pytest has collected the tests (boardcert.overhead turns it on)
+    args.speed = speed_on(args, extra)
+    if args.speed:  # until pytest has collected the tests (boardcert.speed.overhead turns it on)
+        gc.disable()
     try:
         return _run(args, extra)
     finally:
         gc.enable()
+
+
+def speed_on(args: argparse.Namespace, extra: list[str]) -> bool:
+    """Whether the run loads the speed plugin: not with --no-speed, nor when the pytest
+    arguments after -- leave it out (-p no:boardcert.speed)."""
+    blocked = any(a in ("no:boardcert.speed", "-pno:boardcert.speed") for a in extra)
+    return not (getattr(args, "no_speed", False) or blocked)
 
 
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
@@ -54,7 +63,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
             raise ConfigError("--max-failures must be at least 1")
         target = check_target(args)
         check_budget(args.budget)
-        check_in_flight(args.in_flight)
+        check_in_flight(args.in_flight, args.speed)
         output = None if args.plan else output_directory(args.output)
         after = prepare_after_run(args, target.profile.path)
     except ConfigError as exc:
@@ -73,7 +82,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         return stop
     args.workers_choice = workers_choice(args, extra, timing)
     variables = {KEY_ENV: api_key or None}
-    in_flight = in_flight_choice(args, timing)
+    in_flight = in_flight_choice(args, timing) if args.speed else None
     if in_flight is not None:
         variables[workers.IN_FLIGHT_ENV] = str(in_flight)
     print(f"boardcert: {args.workers_choice.reason}" + (
@@ -84,15 +93,16 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         from boardcert.preflight import CHECKED
 
         variables[CHECKED] = target.base_url
-        if args.workers_choice.workers > 1 and not target.read_only:
+        if args.speed and args.workers_choice.workers > 1 and not target.read_only:
             # discovery goes once for all workers: under way while pytest starts them
-            from boardcert import shared_discovery
+            from boardcert.speed import shared_discovery
 
             shared_discovery.start(target)
     watch = RunWatch()
     with environment(variables), redacted_console(redactor):
         code = pytest_main(pytest_arguments(args, extra, output), watch)
-        _wait_for_discovery()
+        if args.speed:
+            _wait_for_discovery()
     redact_tree(output, redactor)
     return after_run(args, after, output, outcome(code, watch, output, args.strict))
 
@@ -100,7 +110,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
 def _wait_for_discovery() -> None:
     """The discovery this command started, if pytest never took it, ends its clean-up before
     the process does (its project is deleted; what was not is said)."""
-    from boardcert import shared_discovery
+    from boardcert.speed import shared_discovery
 
     left = shared_discovery.unclaimed()
     if left:
@@ -134,10 +144,13 @@ def check_target(args: argparse.Namespace, **given: Any) -> Any:
     return resolve({name: getattr(args, name, None) for name in FLAGS} | given, os.environ)
 
 
-def check_in_flight(given: int | None) -> None:
+def check_in_flight(given: int | None, speed: bool = True) -> None:
     """--in-flight (or BOARDCERT_IN_FLIGHT), checked here so that its errors read like the
-    others."""
+    others; more than one in flight needs the speed plugin."""
     workers.given_in_flight(given)
+    if not speed and given is not None and given > 1:
+        raise ConfigError(f"--in-flight {given} needs the speed plugin: not with --no-speed "
+                          f"(the plain path sends one request at a time)")
 
 
 def check_budget(budget: str | None) -> None:

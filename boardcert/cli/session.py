@@ -28,7 +28,8 @@ def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -
     evidence; `-- --tb=short -rfE` brings them back): a server that fails everything gets a
     screenful, and ~0.4 s a failure is not spent parsing sources for tracebacks."""
     shown = recorded_options(getattr(args, "command_line", []))  # for the report's run facts
-    argv = [*_pytest_setup(), "--tb=no", "-rN", f"--report-dir={output}",
+    argv = [*_pytest_setup(getattr(args, "speed", True)), "--tb=no", "-rN",
+            f"--report-dir={output}",
             f"--junitxml={output / 'junit.xml'}", f"--alluredir={output / 'allure-results'}",
             f"--boardcert-command={json.dumps(shown)}"]
     choice = getattr(args, "workers_choice", None)
@@ -38,20 +39,26 @@ def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -
 
 def plan_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
     """pytest's argv for --plan: collection only, no report files."""
-    return [*_pytest_setup(), "-q", "--plan", *_passed_through(args), *extra]
+    return [*_pytest_setup(getattr(args, "speed", True)), "-q", "--plan",
+            *_passed_through(args), *extra]
 
 
 # The pytest plugins a run loads, and no other of the environment's (by entry point name,
 # as pytest names them when it loads them itself; schemathesis's by module: see below).
-PLUGINS = ("boardcert.startup",  # first: a worker waits for its turn before the others load
-           "xdist", "allure_pytest", "hypothesispytest", "schemathesis.pytest.plugin")
+PLUGINS = ("xdist", "allure_pytest", "hypothesispytest", "schemathesis.pytest.plugin")
+# With the speed plugin, loaded first (its modules import little until they run), then its
+# start-up turns (a worker waits for its turn before the others load); and without pytest's
+# unraisableexception plugin, whose full garbage collections at the end (two walks of the
+# whole heap) cost a run more than they could find.
+SPEED = ["-p", "boardcert.speed", "-p", "boardcert.speed.startup"]
+SPEED_OFF = ["-p", "no:boardcert.speed"]
+SPEED_CUTS = ["-p", "no:unraisableexception"]
 
 
-def _pytest_setup() -> list[str]:
+def _pytest_setup(speed: bool = True) -> list[str]:
     """The same pytest set-up from any directory, checkout or installed: the plugin, our own
-    configuration file (none of the user's), the suites' directory as rootdir. Without
-    pytest's unraisableexception plugin, whose full garbage collections at the end (two walks
-    of the whole heap) cost a run more than they could find.
+    configuration file (none of the user's), the suites' directory as rootdir; the speed
+    plugin's start-up turns and cuts, or (`speed` false) the speed plugin left out.
 
     Only the plugins a run needs (PLUGINS), not every one installed: another plugin of the
     user's environment (one that reorders, reruns or times out tests) would change what a
@@ -61,9 +68,9 @@ def _pytest_setup() -> list[str]:
     run: 16.2 G -> 14.5 G). Named with -p, only the module named is rewritten (hence
     schemathesis's plugin module rather than its entry point, named after its package)."""
     plugins = [arg for name in PLUGINS for arg in ("-p", name)]
-    return ["--disable-plugin-autoload", *plugins, "-p", "no:cacheprovider",
-            "-p", "no:unraisableexception", "-p", "boardcert.plugin",
-            "-c", str(RUN_INI), "--rootdir", str(ROOT)]
+    return ["--disable-plugin-autoload", *(SPEED if speed else []), *plugins,
+            "-p", "no:cacheprovider", *(SPEED_CUTS if speed else SPEED_OFF),
+            "-p", "boardcert.plugin", "-c", str(RUN_INI), "--rootdir", str(ROOT)]
 
 
 def _passed_through(args: argparse.Namespace) -> list[str]:

@@ -40,7 +40,7 @@ from boardcert.properties.stateful import (
     workflow_requirements,
 )
 
-pytest_plugins = ["boardcert.properties.hooks", "boardcert.properties.side_by_side"]
+pytest_plugins = ["boardcert.properties.hooks"]
 
 __all__ = ["BOARDCERT_CHECKS", "BUDGETS", "DEFAULT_SEED", "LABELS", "NAME_REQUIREMENTS", "RUN",
            "Arena", "CaseInfo", "PropertyViolation", "answered", "load_schema",

@@ -1,13 +1,17 @@
-"""The property tests' pytest hooks: `--budget` (validated at start-up), a fixed Hypothesis seed
-printed in the header (`--seed N` reproduces), requirement markers on schemathesis
-items."""
+"""The property tests' pytest hooks: the internals of Hypothesis and schemathesis that what is
+generated depends on (boardcert.compat: checked at start-up, or the run stops), `--budget`
+(validated at start-up), a fixed Hypothesis seed printed in the header (`--seed N`
+reproduces), requirement markers on schemathesis items."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
+from boardcert import compat
 from boardcert.budget import DEFAULT_SEED, parse_budget
-from boardcert.errors import ConfigError
+from boardcert.errors import CompatError, ConfigError
 from boardcert.keys import TARGET
 from boardcert.paths import SUITES
 from boardcert.properties.judging import requirement_ids
@@ -17,10 +21,10 @@ from boardcert.properties.schema import LABELS, RUN, SEED_OPTION
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     # tryfirst: the seed must be in place before Hypothesis's plugin reads it.
-    only_the_seed()
     try:
+        compat.check()  # the internals what is generated depends on, or the run stops
         RUN.budget = parse_budget(config.getoption("budget", None))
-    except ConfigError as exc:
+    except (ConfigError, CompatError) as exc:
         raise pytest.UsageError(str(exc)) from None
     try:
         RUN.seed = chosen_seed(config.getoption("seed", None),
@@ -43,20 +47,19 @@ def chosen_seed(seed: int | None, hypothesis_seed: str | None) -> int:
     return next(s for s in (seed, other, DEFAULT_SEED) if s is not None)
 
 
-def only_the_seed() -> None:
-    """What is generated comes from the spec and the seed alone. Hypothesis mixes the string
-    and number literals of "local" modules (outside site-packages and tests: boardcert's own,
-    some 560, run from a checkout or an editable install, not from a wheel) into what it
-    draws, and which modules were imported so far decides which: the same seed drew other
-    requests from a checkout than from an installed wheel, and after any change to a literal
-    anywhere in boardcert. (Scanning them also cost each run some 40 ms.)"""
-    try:
-        from hypothesis.internal.conjecture import providers
-        from hypothesis.internal.constants_ast import Constants
-    except ImportError:  # moved in another Hypothesis: nothing to turn off
-        return
-    none = Constants()
-    providers._get_local_constants = lambda: none
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """The property tests' module that cannot be collected stops the run (exit 4: pytest's
+    usage error, 2 under `boardcert run`), on the xdist controller or a single process: a
+    verdict without them would rest on less than the run claims. Its error says why (a
+    CompatError: a library changed under the state machine; else a bug in boardcert)."""
+    if report.failed and report.nodeid.endswith(PROPERTY_MODULE) \
+            and not os.environ.get("PYTEST_XDIST_WORKER"):
+        why = str(report.longrepr).strip().splitlines()[-1:] or ["no reason given"]
+        pytest.exit(f"boardcert: the property tests could not be collected, so the run stops "
+                    f"without a verdict: {why[0]}", returncode=4)
+
+
+PROPERTY_MODULE = f"{SUITES.name}/test_properties.py"
 
 
 @pytest.hookimpl(trylast=True)

@@ -6,16 +6,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import partial
 from typing import Any
 
 import hypothesis
 import pytest
-from hypothesis import strategies as st
 from hypothesis.errors import FailedHealthCheck, FlakyStrategyDefinition, Unsatisfiable
 from schemathesis.core.parameters import ParameterLocation
 
-from boardcert import spec
+from boardcert import compat, spec
 from boardcert.config import Profile
 from boardcert.properties.arena import Arena
 from boardcert.properties.cases import CaseInfo
@@ -37,11 +35,12 @@ def not_assessable(profile: Profile | None) -> list[int]:
 
 def state_machine(schema: Any) -> type:
     """The links of spec/openapi.yaml as a schemathesis state machine over the arena, choosing
-    its rules only from what Hypothesis drew (see `_answer_independent`)."""
+    its rules only from what Hypothesis drew (`compat.answer_independent`)."""
     left_out = [spec.operation(n).operation_id for n in not_assessable(RUN.profile)]
     if left_out:
         schema = schema.exclude(operation_id=left_out)
-    base = _answer_independent(schema.as_state_machine(), root=2)
+    # reshaped so that the rules it can choose never depend on the answers (boardcert.compat)
+    base = compat.answer_independent(schema.as_state_machine(), root=spec.operation(2))
 
     class BoardWorkflow(base):  # type: ignore[misc, valid-type]
         arena: Arena | None = None
@@ -137,94 +136,3 @@ def replayable() -> Iterator[None]:
         yield
     except (FlakyStrategyDefinition, Unsatisfiable, FailedHealthCheck) as exc:
         pytest.skip(f"{NOT_REPLAYABLE} ({type(exc).__name__}: {str(exc).splitlines()[0]})")
-
-
-def _answer_independent(machine: type, root: int) -> type:
-    """schemathesis's machine, reshaped so that which rules it can choose never depends on what
-    the server answered.
-
-    Hypothesis replays the start of earlier scenarios when it makes new ones, and stops with
-    FlakyStrategyDefinition when the same draws meet a different set of valid rules. In
-    schemathesis's machine that set follows the server: a producer's answer enters the bundle of
-    its links only if its status is the link's (200), a link draws its case with or without the
-    ids the answer carried, and a root may be called again only if its answer fed a link. The
-    server state left by earlier scenarios changes those answers (a 409 to a second attach, a
-    429, ...). Here every call of a producer enters its bundle, a link's case is drawn alike
-    whatever the answer and gets the answer's ids afterwards (only from a 2xx; else the arena
-    points it at the board), and every root that has links counts as productive.
-
-    Also adds operation `root` as an entry point: schemathesis's dependency analysis cannot see
-    where organizationId comes from (op 1's inner shapes are not shown), so it never starts at
-    op 2, the only way to a project of the scenario's own. This uses schemathesis internals; if
-    they change, the machine stays schemathesis's own and `replayable()` keeps the verdict."""
-    try:
-        from hypothesis.stateful import RULE_MARKER, Bundle
-        from schemathesis.core.parameters import CONTAINER_TO_LOCATION
-        from schemathesis.core.result import Ok
-        from schemathesis.core.transforms import UNRESOLVABLE
-        from schemathesis.generation.feedback import NO_FEEDBACK
-        from schemathesis.generation.stateful.state_machine import StepInput
-        from schemathesis.specs.openapi import stateful as openapi_stateful
-        from schemathesis.specs.openapi.expressions import MultiMatch
-
-        def follow(link: Any, drawn: tuple[Any, Any]) -> Any:
-            """A link's step: the case drawn for its target, with the ids of the producer's
-            answer put in where the link says, if that answer was a 2xx and carries them."""
-            output, case = drawn
-            transition = link.extract(output)
-            applied: list[tuple[ParameterLocation, str | None]] = []
-            if 200 <= output.response.status_code < 300:
-                for container, extracted in transition.parameters.items():
-                    for name, param in extracted.items():
-                        value = param.value.ok() if isinstance(param.value, Ok) else None
-                        if isinstance(value, MultiMatch):
-                            value = value.values[0] if value.values else None
-                        if value is None or value is UNRESOLVABLE:
-                            continue
-                        setattr(case, container, {**(getattr(case, container) or {}), name: value})
-                        applied.append((CONTAINER_TO_LOCATION[container], name))
-            return StepInput(case=case, transition=transition, applied_parameters=applied)
-
-        schema, bundles = machine.schema, machine.bundles
-        catch_all = Bundle("catch_all")
-
-        def cases(operation: Any) -> Any:
-            modes = schema.config.generation_for(operation=operation, phase="stateful").modes
-            return openapi_stateful._step_case_strategy(operation, modes, feedback=NO_FEEDBACK)
-
-        namespace: dict[str, Any] = {  # schemathesis's link rules, replaced below
-            name: None for name, value in vars(machine).items()
-            if getattr(getattr(value, RULE_MARKER, None), "bundles", None)}
-        producers: dict[str, str] = {}
-        for found in machine._transitions.operations.values():
-            for link in found.incoming:
-                bundle_name = f"{link.source.label} -> {link.status_code}"
-                producers.setdefault(link.source.label, bundle_name)
-                name = "LINK__" + openapi_stateful.normalize_name(link.full_name)
-                namespace[name] = openapi_stateful.transition(
-                    name=name, target=catch_all, source_bundle=bundles[bundle_name],
-                    precondition=openapi_stateful.is_transition_allowed(
-                        link.source.label, link.target.label),
-                    input=st.tuples(bundles[bundle_name], cases(link.target)).map(
-                        partial(follow, link)))
-        op = spec.operation(root)
-        operation = schema[op.path][op.method]
-        name = f"RANDOM__{op.operation_id}"
-        namespace[name] = openapi_stateful.transition(
-            name=name, target=catch_all, precondition=openapi_stateful.is_root_allowed(op.label),
-            input=cases(operation).map(StepInput.initial))
-        namespace |= {"root_rules": machine.root_rules | {name},
-                      "_root_labels": machine._root_labels | {op.label},
-                      "_producers": producers}
-    except (ImportError, AttributeError, TypeError, KeyError):
-        return machine
-
-    def target_for(self: Any, result: Any) -> str | None:
-        return self._producers.get(result.case.operation.label)
-
-    def feeds_later_steps(self: Any, output: Any) -> bool:
-        return output.case.operation.label in self._producers
-
-    namespace |= {"_get_target_for_result": target_for, "_feeds_later_steps": feeds_later_steps}
-    return type(machine.__name__, (machine,), namespace)
-

@@ -1,4 +1,4 @@
-"""boardcert.properties.side_by_side (issue 16): with requests in flight the property tests of a
+"""boardcert.speed.side_by_side (issue 16): with requests in flight the property tests of a
 unit run side by side; one that passed there passes with the requests it made (its own), any
 other runs again one request at a time, so the verdict, each requirement's status and each
 test's outcome are those of a serial run, against a conformant server and a faulty one."""

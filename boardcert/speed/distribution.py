@@ -1,5 +1,5 @@
-"""How pytest-xdist's workers share a run's tests (a pytest plugin; boardcert.workers says how
-many workers).
+"""How pytest-xdist's workers share a run's tests (a part of the speed plugin; boardcert.workers
+says how many workers).
 
 A module's tests stay on one worker, so its module fixtures (its boards) are made once; but
 each schemathesis item of `suites/test_properties.py` (one operation's generated requests) and
@@ -8,8 +8,9 @@ worker they were the run's critical path. Each worker that runs some of them mak
 arena (the property tests' session fixture). A module larger than a share of the run
 (test_errors, test_auth: hundreds of requests each) goes out in parts. Units go out longest
 first (an estimate of their requests), one more when a worker is down to its last test, so
-that the last ones to finish are short. `--dist MODE` given to pytest decides instead;
-`--plan` runs in one process.
+that the last ones to finish are short (boardcert.speed.scheduler: xdist's scheduling by scope,
+its internals checked first by boardcert.speed.patches). `--dist MODE` given to pytest decides
+instead. Without the speed plugin, pytest-xdist distributes as it does by default.
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ import math
 from typing import Any
 
 import pytest
-from xdist.scheduler.loadscope import LoadScopeScheduling
 
-from boardcert import workers
+from boardcert import workers  # light: the speed plugin loads before boardcert's others
 
 PROPERTIES = "test_properties.py::"  # the module whose items are units of their own
 STATEFUL = "::TestBoardWorkflow"  # its parts: TestBoardWorkflow, TestBoardWorkflow2, ...
@@ -45,16 +45,14 @@ ROUND_TRIPS = {"test_auth.py": 72, "test_cards.py": 54, "test_general.py": 41,
 @pytest.hookimpl(wrapper=True)
 def pytest_cmdline_main(config: pytest.Config) -> Any:
     """Before pytest-xdist reads -n (a wrapper: pytest-xdist's hook may be registered first):
-    --plan runs in one process (nothing runs, so nothing is distributed); otherwise, unless
-    --dist is given, boardcert's own distribution (a module's tests stay together: --dist
-    loadfile is what pytest-xdist falls back to without this plugin's scheduler)."""
+    unless --dist is given, boardcert's own distribution (a module's tests stay together:
+    --dist loadfile is what pytest-xdist falls back to without this plugin's scheduler).
+    (--plan runs in one process: boardcert.plan.)"""
     option = config.option
-    if getattr(option, "numprocesses", None):
-        if option.plan:
-            option.numprocesses, option.dist = None, "no"
-        elif option.dist == "no" and not getattr(option, "distload", False):
-            option.dist = "loadfile"
-            config.stash[OURS] = True
+    if getattr(option, "numprocesses", None) and not option.plan and option.dist == "no" \
+            and not getattr(option, "distload", False):
+        option.dist = "loadfile"
+        config.stash[OURS] = True
     return (yield)
 
 
@@ -62,11 +60,30 @@ OURS = pytest.StashKey[bool]()
 UNITS = "boardcert_units"  # workerinput: the controller schedules by `units` (concurrency.py)
 
 
+def ours(config: pytest.Config) -> bool:
+    """Whether the controller schedules by boardcert's units: its distribution, and xdist's
+    internals checked (boardcert.speed.patches.xdist_scheduling)."""
+    from boardcert.speed import patched
+
+    return config.stash.get(OURS, False) and patched(config, "xdist scheduling")
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """Tell each worker whether its tests come in boardcert's units (what it may do ahead)."""
-    ours = node.config.stash.get(OURS, False)
-    node.workerinput[UNITS] = given_in_flight(node.config) if ours else 0
+    node.workerinput[UNITS] = given_in_flight(node.config) if ours(node.config) else 0
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """On a worker whose tests come in boardcert's units: how to find them again, for the tests
+    that batch what their companions need (boardcert.concurrency.companions)."""
+    workerinput = getattr(config, "workerinput", None) or {}
+    made_with = workerinput.get(UNITS)
+    if made_with:
+        from boardcert.keys import UNITS as UNITS_OF
+
+        count = int(workerinput["workercount"])
+        config.stash[UNITS_OF] = lambda nodeids: units(list(nodeids), count, int(made_with))
 
 
 def given_in_flight(config: pytest.Config) -> int:
@@ -152,7 +169,11 @@ def _parameters(nodeid: str) -> str:
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    return Longest(config, log) if config.stash.get(OURS, False) else None
+    if not ours(config):
+        return None
+    from boardcert.speed.scheduler import Longest
+
+    return Longest(config, log)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -160,7 +181,7 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     """pytest-xdist says how many workers collected when the tests start: with Longest that
     is after the first; the line it prints once all have is said here."""
     config = node.config
-    if config.stash.get(OURS, False):
+    if ours(config):
         done = config.stash[COLLECTED] = config.stash.get(COLLECTED, 0) + 1
         reporter = config.pluginmanager.get_plugin("terminalreporter")
         if done == len(config.option.tx) and reporter is not None:
@@ -168,61 +189,3 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
 
 
 COLLECTED = pytest.StashKey[int]()
-
-
-class Longest(LoadScopeScheduling):
-    """pytest-xdist's scheduling by scope, with boardcert's units and order; work starts with
-    the first worker that has collected (they collect the same tests: each later collection
-    is checked against it), the others join as they finish collecting."""
-
-    units: dict[str, str] = {}
-    long: set[str] = set()  # long_tests(units)
-    in_flight = 1
-
-    @property
-    def collection_is_completed(self) -> bool:
-        return bool(self.registered_collections)
-
-    def schedule(self) -> None:
-        if self.collection is None:
-            self.collection = list(next(iter(self.registered_collections.values())))
-            self.in_flight = given_in_flight(self.config)
-            self.units = units(self.collection, self.numnodes, self.in_flight)
-            self.long = long_tests(self.units)
-            for nodeid in self.collection:
-                self.workqueue.setdefault(self._split_scope(nodeid), {})[nodeid] = False
-        for ahead in (0, 1):  # idle workers first, then one more for a worker on its last test
-            for node in self.nodes:
-                self._reschedule(node, ahead)
-
-    def _split_scope(self, nodeid: str) -> str:
-        return self.units.get(nodeid) or nodeid.split("::", 1)[0]
-
-    def _assign_work_unit(self, node: Any) -> None:
-        """The longest unit left, but to a worker still running a long test of its own (a
-        stateful part, the first of a unit of property tests side by side), which needs the
-        next before it runs it, the shortest: a long unit queued behind a stateful part
-        finished 4 s after the others at 100 ms. (Queued behind a short test, the longest:
-        given the shortest each time, the long units were left for the end.)"""
-        costs = {scope: unit_cost(scope, tests, self.in_flight)
-                 for scope, tests in self.workqueue.items()}
-        pending = [nodeid for tests in self.assigned_work.get(node, {}).values()
-                   for nodeid, done in tests.items() if not done]
-        pick = min if self.long.intersection(pending) else max
-        chosen = pick(costs, key=costs.__getitem__)  # the first of equals: collection order
-        self.workqueue.move_to_end(chosen, last=False)
-        super()._assign_work_unit(node)
-
-    def _reschedule(self, node: Any, ahead: int = 1) -> None:
-        # xdist's own waits for fewer than 3 pending tests; with units of one test that holds
-        # back work another worker could start. A worker runs a test once it has the next,
-        # but not while workers are still collecting: the first to collect took the two
-        # longest units (both parts of the stateful test, one after the other).
-        if node.shutting_down or node not in self.registered_collections:
-            return
-        if len(self.registered_collections) < len(self.nodes):
-            ahead = 0
-        while self.workqueue and self._pending_of(self.assigned_work[node]) <= ahead:
-            self._assign_work_unit(node)
-        if not self.workqueue:
-            node.shutdown()

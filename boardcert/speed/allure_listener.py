@@ -14,7 +14,8 @@ A fixture's tear-downs are timed by a plain wrapper instead of `allure_commons.f
 dispatched two allure hooks and read the finalizer's signature for parameters nobody reads),
 and the set-ups', tear-downs' and steps' keys (never written) are counted, not uuid4s.
 
-A pytest plugin module (boardcert.allure_results loads it): allure-pytest's pytest_configure
+Used by the speed plugin once its check of allure-pytest's internals passed
+(boardcert.speed.patches.allure_listener; imported only then): allure-pytest's pytest_configure
 makes this class instead of its own for the session, and registers it as its own,
 "allure_listener".
 """
@@ -40,8 +41,9 @@ from allure_pytest.utils import (
 _keys = itertools.count()
 
 
-@pytest.hookimpl(tryfirst=True)  # before allure-pytest's makes its listener
-def pytest_configure(config: pytest.Config) -> None:
+def use(config: pytest.Config) -> None:
+    """For this session, allure-pytest makes this listener (called before its pytest_configure
+    makes its own)."""
     if not getattr(config.option, "allure_report_dir", None):
         return
     import allure_pytest.plugin

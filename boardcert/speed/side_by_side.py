@@ -1,6 +1,6 @@
-"""The property tests side by side (a pytest plugin; issue 16). Against a server far away each
-property test waits for its generated requests one at a time: at 100 ms the 28 of them spent
-~70 s waiting, the largest share of a run. With more than one request in flight
+"""The property tests side by side (a part of the speed plugin; issue 16). Against a server far
+away each property test waits for its generated requests one at a time: at 100 ms the 28 of
+them spent ~70 s waiting, the largest share of a run. With more than one request in flight
 (`concurrency.in_flight`), the first property test of a unit runs the Hypothesis tests of its
 pending companions side by side (Hypothesis runs different tests in different threads since
 6.136; schemathesis's own runner does the same), each in a job of `concurrency.gather`, and
@@ -16,7 +16,9 @@ keeps each outcome for its test. When a test's turn comes:
   and evidence, and a server that copes badly with concurrency is not blamed for it.
 
 The arena (the board the generated requests point into) is made first, in pytest's thread;
-the stateful tests stay as they are (a scenario's steps depend on each other)."""
+the stateful tests stay as they are (a scenario's steps depend on each other). It calls the
+test's function itself and reads the item's request and fixture names: checked first
+(boardcert.speed.patches.side_by_side), else every property test runs in its turn."""
 
 from __future__ import annotations
 
@@ -30,22 +32,28 @@ from typing import Any
 
 import pytest
 
-from boardcert import concurrency
-from boardcert.failures import UNASSESSED
-from boardcert.keys import CLIENT
-from boardcert.properties.judging import STATUSES
+from boardcert.speed import patched
+
+# boardcert's own modules are imported when a test first runs here (this plugin is loaded
+# before them: see boardcert.speed)
 
 PROPERTY_TEST = "test_properties.py::test_operation["
 ARGUMENTS = {"arena", "request"}  # all that the property test takes from pytest
-DONE = pytest.StashKey[concurrency.Done[Any]]()  # its outcome side by side, until its turn
+DONE = pytest.StashKey[Any]()  # its outcome side by side (concurrency.Done), until its turn
 TRIED = pytest.StashKey[bool]()  # in a batch already (its turn: run here if no outcome)
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     """A property test's call: its outcome side by side if it passed there, else as always."""
+    from boardcert import concurrency
+    from boardcert.failures import UNASSESSED
+    from boardcert.keys import CLIENT
+    from boardcert.properties.judging import STATUSES
+
     item = pyfuncitem
-    if not _batchable(item) or concurrency.in_flight(item.config) <= 1:
+    if not _batchable(item) or not patched(item.config, "property tests side by side") \
+            or concurrency.in_flight(item.config) <= 1:
         return None
     if not item.stash.get(TRIED, False):
         _run_ahead(item, concurrency.in_flight(item.config))
@@ -71,6 +79,9 @@ def _batchable(item: pytest.Item) -> bool:
 
 def _run_ahead(item: pytest.Function, width: int) -> None:
     """Run the pending property tests of the unit side by side; keep each one's outcome."""
+    from boardcert import concurrency
+    from boardcert.keys import CLIENT
+
     pending = concurrency.pending(item, lambda other: _batchable(other)
                                   and not other.stash.get(TRIED, False))
     for other in pending:

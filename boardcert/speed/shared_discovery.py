@@ -1,6 +1,7 @@
-"""Discovery once per run under pytest-xdist: the controller probes the target while the
-workers start, and every worker reads what it found instead of probing again (some 20
-requests in a row each, seconds against a server far away).
+"""Discovery once per run under pytest-xdist (a part of the speed plugin): the controller probes
+the target while the workers start, and every worker reads what it found instead of probing
+again (some 20 requests in a row each, seconds against a server far away). Without it each
+process probes for itself, as a single process does (boardcert.fixtures.discovery).
 
 The controller names a file of a private temporary directory in each worker's input (the
 input is sent before the controller's collection, where the preflight runs, so not the result

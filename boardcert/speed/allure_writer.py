@@ -1,129 +1,28 @@
-"""What a run spends that certifies nothing, kept small (pytest plugin module; issue 16).
+"""Allure's result files written by a process of its own (a part of the speed plugin; issue 16).
 
-- Python's cyclic garbage collector: a run builds a large heap once (pytest, schemathesis,
-  Hypothesis, the collected items) and then allocates little that lives, yet every full
-  collection walks the whole heap: on the bundled server they took more than a tenth of a
-  run's CPU time. `boardcert run` turns the collector off while it imports and collects; once
-  collection is done the heap built so far is frozen (`gc.freeze`: the collector no longer
-  walks it) and the collector runs again, on what the tests allocate. (Frozen once before
-  too, when this first of the plugin modules is imported: see below.) (pytest's
-  unraisableexception plugin, whose two full collections end a session, is not loaded by
-  `boardcert run`: boardcert.cli.session.) During the tests, full collections come ten
-  times less often than Python's default (FULL_AFTER).
-- pytest's `request` fixture: each time a fixture or test asks for it (some ten times a
-  test), pytest makes a new definition of it around the same argument-less lambda and reads
-  that lambda's signature again (`getfuncargnames`): 6,000 signatures of a quick run, 2% of
-  its instructions. Its argument names are none, every time (`_request_argnames`).
-- Hypothesis's descriptions of lambdas: the text of a strategy (`repr`, which Hypothesis
-  computes for its notes and statistics whether shown or not) names its lambdas by their
-  source, which Hypothesis finds by parsing the whole module they are in (schemathesis's
-  largest among them): 1.6% of a quick run's instructions. They read `lambda: <unknown>`
-  (what Hypothesis itself writes when it cannot find the source); what is generated is the
-  same (`_lambda_descriptions`).
-- Allure's results: allure-pytest writes a file per test and a container file per fixture of
-  each test (some 1800 files a run), each created while the test waits. `AllureWriter`
-  serializes them as allure-pytest does, merges the containers of the same tests (a test's
-  own fixtures: one container with all their set-ups and tear-downs, which Allure shows
-  alike) and has a process of its own create the files, off the tests' path (on a thread, the
-  writer took the interpreter's lock each time a test waited on the server); all are on disk
-  before the session's end reads them (boardcert.allure_results).
+allure-pytest writes a file per test and a container file per fixture of each test (some 1800
+files a run), each created while the test waits. `AllureWriter` serializes them as
+allure-pytest does, merges the containers of the same tests (a test's own fixtures: one
+container with all their set-ups and tear-downs, which Allure shows alike) and has a process of
+its own create the files, off the tests' path (on a thread, the writer took the interpreter's
+lock each time a test waited on the server); all are on disk before the session's end reads
+them (boardcert.allure_results). It stands in for AllureFileLogger._report_item: checked
+first (boardcert.speed.patches.allure_writer), else allure-pytest writes them itself.
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import json
 import os
 import subprocess
 import sys
 import uuid
-import warnings
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-from boardcert.paths import machine_paths
-
-# Frozen as this module is imported, before the plugin modules that import Hypothesis and
-# schemathesis: both call gc.collect() (and gc.get_referrers) as they are imported
-# (hypothesis.register_random), a walk of all that lives, which then skips what pytest and
-# boardcert built before them (a seventh of a second of each run). gc.get_referrers does not
-# see frozen referrers, so Hypothesis would warn that trio's Random (which trio's module
-# holds, frozen) has none: that warning is ours, not trio's, and is not shown.
-gc.freeze()
-warnings.filterwarnings("ignore", message="It looks like `register_random` was passed",
-                        module=r"trio\.")
-
-
-def _request_argnames() -> None:
-    """pytest's getfuncargnames answers () for RequestFixtureDef's own lambda without reading
-    its signature (pytest 9.0 and 9.1; in another pytest, found no such lambda: unchanged)."""
-    from _pytest import fixtures
-
-    init = getattr(getattr(fixtures, "RequestFixtureDef", None), "__init__", None)
-    lambdas = [c for c in getattr(getattr(init, "__code__", None), "co_consts", ())
-               if getattr(c, "co_name", None) == "<lambda>" and c.co_argcount == 0]
-    if len(lambdas) != 1 or not hasattr(fixtures, "getfuncargnames"):
-        return
-    code, original = lambdas[0], fixtures.getfuncargnames
-
-    @functools.wraps(original)
-    def getfuncargnames(function: Any, *args: Any, **kwargs: Any) -> tuple[str, ...]:
-        if getattr(function, "__code__", None) is code:
-            return ()
-        return original(function, *args, **kwargs)
-
-    fixtures.getfuncargnames = getfuncargnames
-
-
-_request_argnames()
-
-
-def _lambda_descriptions() -> None:
-    """Hypothesis describes a lambda without parsing its module (reprs only: its filter
-    rewriting reads lambdas through its own import of the function, unchanged)."""
-    try:
-        from hypothesis.internal import filtering, lambda_sources
-    except ImportError:  # moved in another Hypothesis: unchanged
-        return
-    if getattr(filtering, "lambda_description", None) is lambda_sources.lambda_description:
-        lambda_sources.lambda_description = _unknown_lambda  # filtering keeps its own
-
-
-def _unknown_lambda(function: Any) -> str:
-    return "lambda: <unknown>"
-
-
-_lambda_descriptions()
-
-
-# Python's default (10) made 3 full collections of a quick run and 5 of a standard one (the
-# tests' heap, 40 ms each: 0.10 and 0.21 s); at 100 a standard run makes none (46 of the
-# middle generation), for 1 to 5 MB more at its peak; a longer run still makes some.
-FULL_AFTER = 100
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Freeze what start-up and collection built; the collector walks only what comes after,
-    and walks all of it (a full collection) rarely: after 100 collections of the middle
-    generation, not 10."""
-    gc.freeze()
-    young, middle, old = gc.get_threshold()
-    gc.set_threshold(young, middle, max(old, FULL_AFTER))
-    gc.enable()  # boardcert run turned it off until now
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtestloop(session: pytest.Session) -> None:
-    """The pytest-xdist controller collects nothing: its collector runs again here."""
-    gc.enable()
-
-
-# --- Allure's result files ----------------------------------------------------------------
 
 WRITER = pytest.StashKey["AllureWriter"]()
 
@@ -158,6 +57,8 @@ class AllureWriter:
     def __init__(self, directory: Path, root: Path | None = None) -> None:
         self.directory = directory
         self.root = root  # the directories of this machine are replaced as files are saved
+        from boardcert.paths import machine_paths
+
         self._paths = machine_paths(root) if root is not None else []  # worked out once
         self.written: set[str] = set()  # names of the files saved (with those replaced)
         self.errors: list[str] = []
@@ -252,7 +153,11 @@ def _names(cls: type) -> tuple[str, ...]:
 
 @pytest.hookimpl(trylast=True)  # after allure-pytest made its file logger
 def pytest_configure(config: pytest.Config) -> None:
-    if not config.pluginmanager.has_plugin("allure_listener"):
+    from boardcert.keys import ALLURE_WRITTEN
+    from boardcert.speed import patched
+
+    if not config.pluginmanager.has_plugin("allure_listener") \
+            or not patched(config, "allure writer"):
         return
     from allure_commons import plugin_manager
     from allure_commons.logger import AllureFileLogger
@@ -261,6 +166,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if isinstance(logger, AllureFileLogger):
             writer = config.stash[WRITER] = AllureWriter(logger._report_dir, config.rootpath)
             logger._report_item = writer.write  # type: ignore[method-assign]
+            config.stash[ALLURE_WRITTEN] = writer.written  # boardcert.allure_results skips them
             config.add_cleanup(writer.close)
 
 

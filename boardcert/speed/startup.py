@@ -1,5 +1,5 @@
-"""pytest-xdist's workers start a few at a time, one per core (a pytest plugin, the first that
-`boardcert run` loads; issue 16).
+"""pytest-xdist's workers start a few at a time, one per core (a part of the speed plugin, the
+first pytest plugin `boardcert run` loads, with -p; issue 16).
 
 pytest-xdist starts every worker at once, and each imports pytest's plugins (schemathesis and
 Hypothesis among them) and collects the suites: about a second of CPU each. Eight workers on

@@ -1,0 +1,69 @@
+"""boardcert's scheduling of pytest-xdist's workers: xdist's scheduling by scope
+(LoadScopeScheduling) with boardcert's units and order (boardcert.speed.distribution). It
+overrides and reads xdist's internals: imported only once boardcert.speed.patches found them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xdist.scheduler.loadscope import LoadScopeScheduling
+
+from boardcert.speed.distribution import given_in_flight, long_tests, unit_cost, units
+
+
+class Longest(LoadScopeScheduling):
+    """pytest-xdist's scheduling by scope, with boardcert's units and order; work starts with
+    the first worker that has collected (they collect the same tests: each later collection
+    is checked against it), the others join as they finish collecting."""
+
+    units: dict[str, str] = {}
+    long: set[str] = set()  # long_tests(units)
+    in_flight = 1
+
+    @property
+    def collection_is_completed(self) -> bool:
+        return bool(self.registered_collections)
+
+    def schedule(self) -> None:
+        if self.collection is None:
+            self.collection = list(next(iter(self.registered_collections.values())))
+            self.in_flight = given_in_flight(self.config)
+            self.units = units(self.collection, self.numnodes, self.in_flight)
+            self.long = long_tests(self.units)
+            for nodeid in self.collection:
+                self.workqueue.setdefault(self._split_scope(nodeid), {})[nodeid] = False
+        for ahead in (0, 1):  # idle workers first, then one more for a worker on its last test
+            for node in self.nodes:
+                self._reschedule(node, ahead)
+
+    def _split_scope(self, nodeid: str) -> str:
+        return self.units.get(nodeid) or nodeid.split("::", 1)[0]
+
+    def _assign_work_unit(self, node: Any) -> None:
+        """The longest unit left, but to a worker still running a long test of its own (a
+        stateful part, the first of a unit of property tests side by side), which needs the
+        next before it runs it, the shortest: a long unit queued behind a stateful part
+        finished 4 s after the others at 100 ms. (Queued behind a short test, the longest:
+        given the shortest each time, the long units were left for the end.)"""
+        costs = {scope: unit_cost(scope, tests, self.in_flight)
+                 for scope, tests in self.workqueue.items()}
+        pending = [nodeid for tests in self.assigned_work.get(node, {}).values()
+                   for nodeid, done in tests.items() if not done]
+        pick = min if self.long.intersection(pending) else max
+        chosen = pick(costs, key=costs.__getitem__)  # the first of equals: collection order
+        self.workqueue.move_to_end(chosen, last=False)
+        super()._assign_work_unit(node)
+
+    def _reschedule(self, node: Any, ahead: int = 1) -> None:
+        # xdist's own waits for fewer than 3 pending tests; with units of one test that holds
+        # back work another worker could start. A worker runs a test once it has the next,
+        # but not while workers are still collecting: the first to collect took the two
+        # longest units (both parts of the stateful test, one after the other).
+        if node.shutting_down or node not in self.registered_collections:
+            return
+        if len(self.registered_collections) < len(self.nodes):
+            ahead = 0
+        while self.workqueue and self._pending_of(self.assigned_work[node]) <= ahead:
+            self._assign_work_unit(node)
+        if not self.workqueue:
+            node.shutdown()

@@ -79,7 +79,7 @@ def _project(api, project: Made, control: str, what: str) -> tuple[Any, Exchange
 
 
 @pytest.mark.requirement(REQUIREMENT, op=7)
-def test_rows_created_at_once_are_all_kept(api, make_project, make_row, row_name_property):
+def test_at_once_rows_are_all_kept(api, make_project, make_row, row_name_property):
     """Rows created in one project at the same moment (op 7), each answered 2xx, are all in
     the Project afterwards."""
     project = make_project()
@@ -91,7 +91,7 @@ def test_rows_created_at_once_are_all_kept(api, make_project, make_row, row_name
 
 
 @pytest.mark.requirement(REQUIREMENT, op=11)
-def test_columns_created_at_once_are_all_kept(api, make_project, make_row, make_column):
+def test_at_once_columns_are_all_kept(api, make_project, make_row, make_column):
     """Columns created in one row at the same moment (op 11), each answered 2xx, are all in
     the Project afterwards."""
     project = make_project()
@@ -105,7 +105,7 @@ def test_columns_created_at_once_are_all_kept(api, make_project, make_row, make_
 
 
 @pytest.mark.requirement(REQUIREMENT, op=15)
-def test_cards_created_at_once_are_all_kept(api, make_project, make_row, make_column,
+def test_at_once_cards_are_all_kept(api, make_project, make_row, make_column,
                                             make_card):
     """Cards created in one column at the same moment (op 15), each answered 2xx, are all in
     the Project afterwards (by the id each answer gave, or by name)."""
@@ -125,7 +125,7 @@ def test_cards_created_at_once_are_all_kept(api, make_project, make_row, make_co
 
 
 @pytest.mark.requirement(REQUIREMENT, op=21)
-def test_metadata_added_at_once_is_all_kept(api, make_project, make_row, make_column,
+def test_at_once_metadata_is_all_kept(api, make_project, make_row, make_column,
                                             make_card):
     """Metadata entries added to one card at the same moment (op 21), each answered 2xx, are
     all in the Card afterwards (as op 16 answers it, renamed to its own name)."""

@@ -11,7 +11,7 @@ of its own, the rejected ones on cards of their own between one reading of their
 and one after. Anything unexpected and they are made again one at a time, as serially.
 
 A name within the limit is stored as sent: surrounding and inner whitespace, tabs, line breaks
-and decomposed characters read back unchanged (CARD-RENAME-AS-SENT).
+and decomposed characters read back unchanged (CARD-NAME-AS-SENT).
 """
 
 from __future__ import annotations
@@ -255,7 +255,7 @@ AS_SENT = {"surrounding-spaces": "  {}  ", "tabs-and-line-breaks": "\t{}\n",
 
 
 @pytest.mark.parametrize("form", [pytest.param(form, id=form) for form in AS_SENT])
-@pytest.mark.requirement("CARD-RENAME-AS-SENT", op=[16, 3])
+@pytest.mark.requirement("CARD-NAME-AS-SENT", op=[16, 3])
 def test_renamed_card_reads_back_as_sent(api, renames, form):
     """A name with surrounding whitespace, tabs and line breaks, runs of inner spaces or
     decomposed characters is answered by operation 16 and read back by a fresh operation 3
@@ -263,11 +263,11 @@ def test_renamed_card_reads_back_as_sent(api, renames, form):
     card = renames.make_card(*renames.column)
     name = AS_SENT[form].format(unique("card"))
     exchange = rename(api, card, {"name": name})
-    body = expect.success(exchange, 16, "CARD-RENAME-AS-SENT")
-    same_name("CARD-RENAME-AS-SENT", "the name operation 16 answers", name,
+    body = expect.success(exchange, 16, "CARD-NAME-AS-SENT")
+    same_name("CARD-NAME-AS-SENT", "the name operation 16 answers", name,
               body.get("name") if isinstance(body, dict) else body, exchange)
     stored, reading = stored_name(api, card)
-    same_name("CARD-RENAME-AS-SENT", "the stored name (fresh operation 3)", name, stored,
+    same_name("CARD-NAME-AS-SENT", "the stored name (fresh operation 3)", name, stored,
               reading)
 
 

@@ -37,7 +37,7 @@ from boardcert.properties.sending import resend
 #                                request without the key and with a wrong key must get a 4xx,
 #                                any 4xx (the interface names no status); a 5xx is NO-SERVER-ERROR.
 #                                Operations whose security is optional are INFO (not probed).
-#   boardcert_name_as_sent       CARD-RENAME-AS-SENT on op 16's 2xx to a positive case: the name
+#   boardcert_name_as_sent       CARD-NAME-AS-SENT on op 16's 2xx to a positive case: the name
 #                                answered, and the one a fresh op 3 lists, is the name sent.
 #   negative_data_rejection      only where the interface is exact: op 16's body (name required,
 #                                a string, at most 25000) and request bodies that are not JSON.
@@ -136,7 +136,7 @@ KEY_CHECK = "boardcert_key_required"
 
 
 def name_as_sent(client: Client) -> Callable[..., None]:
-    """CARD-RENAME-AS-SENT, as a schemathesis check: op 16 answered 2xx to a name, so the Card
+    """CARD-NAME-AS-SENT, as a schemathesis check: op 16 answered 2xx to a name, so the Card
     it answers and a fresh op 3 (the Project's cards, read through the client) carry exactly
     that name. A name not shown there (another shape) proves nothing either way."""
     def check(ctx: Any, response: Any, case: Any) -> None:
@@ -197,5 +197,5 @@ def json_payload(ctx: Any, response: Any, case: Any) -> None:
 JSON_CHECK = "boardcert_json_payload"
 json_payload.__name__ = json_payload.__qualname__ = JSON_CHECK
 CHECK_REQUIREMENT = {KEY_CHECK: "AUTH-KEY-REQUIRED", JSON_CHECK: "JSON-RESPONSES",
-                     NAME_CHECK: "CARD-RENAME-AS-SENT"}
+                     NAME_CHECK: "CARD-NAME-AS-SENT"}
 BOARDCERT_CHECKS = {f"boardcert_{c.name}": (_register(c), c.requirement) for c in checks.CHECKS}

@@ -64,7 +64,7 @@ def requirement_ids(number: int, negative: bool = True) -> list[str]:
     if spec.operation(number).auth_required:
         ids.append("AUTH-KEY-REQUIRED")
     if number == EXACT_BODY_OP:
-        ids.append("CARD-RENAME-AS-SENT")  # boardcert_name_as_sent, on positive cases
+        ids.append("CARD-NAME-AS-SENT")  # boardcert_name_as_sent, on positive cases
     if negative and number == EXACT_BODY_OP:
         ids += NAME_REQUIREMENTS
     if negative and number in MALFORMED_JSON_OPS and spec.operation(number).body_schema_shown:

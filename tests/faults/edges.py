@@ -102,15 +102,15 @@ async def _trimmed_on_store(request: Request, forward: Forward) -> Response:
 
 
 NAMES = [
-    fault("card-rename-trimmed", "CARD-RENAME-AS-SENT",
+    fault("card-rename-trimmed", "CARD-NAME-AS-SENT",
           "op 16 trims surrounding whitespace from the name (and answers the trimmed name)",
           edit_requests(16, _stored(str.strip))),
-    fault("card-rename-trimmed-on-store", "CARD-RENAME-AS-SENT",
+    fault("card-rename-trimmed-on-store", "CARD-NAME-AS-SENT",
           "op 16 answers the name sent but stores it trimmed", on(16, _trimmed_on_store)),
-    fault("card-rename-collapses-whitespace", "CARD-RENAME-AS-SENT",
+    fault("card-rename-collapses-whitespace", "CARD-NAME-AS-SENT",
           "op 16 turns each run of whitespace in the name into one space",
           edit_requests(16, _stored(lambda name: re.sub(r"\s+", " ", name)))),
-    fault("card-rename-normalized-nfc", "CARD-RENAME-AS-SENT",
+    fault("card-rename-normalized-nfc", "CARD-NAME-AS-SENT",
           "op 16 stores the name in Unicode normal form C (e + combining accent becomes é)",
           edit_requests(16, _stored(lambda name: unicodedata.normalize("NFC", name)))),
 ]

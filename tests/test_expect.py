@@ -90,7 +90,7 @@ def test_a_server_error_breaks_a_must_only_by_serving(requirement: str, blamed: 
 def test_a_refused_profile_body_is_not_assessed():
     """A 422 to an unproven profile body is the profile's misfit: NotAssessed, not a failure."""
     refused = exchange(422, {"detail": "name is required"})
-    refused.profile_body = (15, ProfileBody("create_card", {"title": "x"}), None)
+    refused.profile_body = (15, ProfileBody("create_card", {"title": "x"}), {}, set())
     with pytest.raises(NotAssessed, match="bodies.create_card"):
         expect.success(refused, 15)
 

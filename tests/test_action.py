@@ -7,6 +7,8 @@ skipped, and the test says so."""
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import re
 import secrets
@@ -158,14 +160,19 @@ def test_the_action_declares_its_inputs_and_runs_as_one_composite_step():
 def test_the_action_certifies_the_bundled_server(runner, tmp_path):
     """No base-url: boardcert starts its reference server; conformant, exit 0, the summary
     appended, the outputs set, the reports and the bundle in report-dir, the reports linking
-    to the action's own docs at its ref."""
-    job = run_action(runner, tmp_path, {"budget": "quick"})
+    to the action's own docs at its ref; each line of subject is a --subject (the
+    attestations then hold a verification summary)."""
+    subjects = f"ghcr.io/acme/board@sha256:{'ab' * 32}\nboard-2.4.1.tar.gz@sha256:{'cd' * 32}\n"
+    job = run_action(runner, tmp_path, {"budget": "quick", "subject": subjects})
     assert job.code == 0, job.log[-4000:]
     assert job.outputs["verdict"] == "conformant" and job.outputs["exit-code"] == "0"
     report = Path(job.outputs["report-dir"])
     assert report == tmp_path / "boardcert-report"
     assert (report / "compliance.json").is_file() and (report / "certification.zip").is_file()
     assert "compliance.json" in zipfile.ZipFile(report / "certification.zip").namelist()
+    summary = (report / "attestations" / "verification-summary.intoto.json").read_text()
+    assert "ab" * 32 in base64.b64decode(json.loads(summary)["payload"]).decode()
+    assert "cd" * 32 in base64.b64decode(json.loads(summary)["payload"]).decode()
     assert "## boardcert: CONFORMANT" in job.summary, job.summary
     assert (report / "compliance.json").read_text().count(
         '"docs_url": "https://github.com/acme/boardcert/blob/v1/docs"') == 1

@@ -46,14 +46,15 @@ TRIED = pytest.StashKey[bool]()  # in a batch already (its turn: run here if no 
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     """A property test's call: its outcome side by side if it passed there, else as always."""
+    item = pyfuncitem
+    if not _batchable(item) or not patched(item.config, "property tests side by side"):
+        return None
     from boardcert import concurrency
     from boardcert.failures import UNASSESSED
     from boardcert.keys import CLIENT
     from boardcert.properties.judging import STATUSES
 
-    item = pyfuncitem
-    if not _batchable(item) or not patched(item.config, "property tests side by side") \
-            or concurrency.in_flight(item.config) <= 1:
+    if concurrency.in_flight(item.config) <= 1:
         return None
     if not item.stash.get(TRIED, False):
         _run_ahead(item, concurrency.in_flight(item.config))

@@ -2,7 +2,8 @@
 
 Each check reads the shape it enforces from spec/openapi.yaml (the 200 response schema of the
 operation) and names the requirement it proves. A check returns the problems it found, as
-sentences; `assert_ok` turns them into one `Violation` naming each broken requirement.
+sentences (`Problem`: each also says, as data, where in the body it stands, for the failure's
+reproduction); `assert_ok` turns them into one `Violation` naming each broken requirement.
 """
 
 from __future__ import annotations
@@ -18,8 +19,22 @@ from referencing.jsonschema import DRAFT202012
 
 from boardcert import spec
 from boardcert.errors import Violation
+from boardcert.reproduce import conditions as when
 
 PROJECT_FIELDS = ("id", "name", "createdAt", "updatedAt", "rows", "cards", "plugins")
+
+
+class Problem(str):
+    """A problem's sentence, with the conditions (boardcert.reproduce.conditions, without the
+    exchange they read) that make it."""
+
+    conditions: tuple[when.Condition, ...] = ()
+
+    @classmethod
+    def of(cls, text: str, *conditions: when.Condition) -> Problem:
+        found = cls(text)
+        found.conditions = tuple({k: v for k, v in c.items() if k != "on"} for c in conditions)
+        return found
 
 
 @dataclass(frozen=True)
@@ -39,13 +54,14 @@ def _registry() -> Registry:
     return Registry().with_resource("urn:boardcert:openapi", resource)
 
 
-def schema_errors(body: Any, schema_name: str) -> list[str]:
+def schema_errors(body: Any, schema_name: str) -> list[Problem]:
     """Violations of a component schema of spec/openapi.yaml, as readable sentences."""
     validator = jsonschema.Draft202012Validator(
         {"$ref": f"urn:boardcert:openapi#/components/schemas/{schema_name}"},
         registry=_registry(),
     )
-    return [_sentence(e) for e in sorted(validator.iter_errors(body), key=lambda e: e.path)]
+    return [Problem.of(_sentence(e), *_conditions(e))
+            for e in sorted(validator.iter_errors(body), key=lambda e: e.path)]
 
 
 def _sentence(error: jsonschema.ValidationError) -> str:
@@ -53,13 +69,33 @@ def _sentence(error: jsonschema.ValidationError) -> str:
     return f"body{where}: {error.message}"
 
 
+def _conditions(error: jsonschema.ValidationError) -> list[when.Condition]:
+    """What the schema error is, where: a missing property, a value of another type, else the
+    value that broke it (a large one: none, the reproduction compares the whole answer)."""
+    at = list(error.absolute_path)
+    if error.validator == "required" and isinstance(error.instance, dict):
+        return [when.missing(None, [*at, name]) for name in error.validator_value
+                if name not in error.instance]
+    if error.validator == "type":
+        return [when.wrong_type(None, at, error.validator_value)]
+    if len(repr(error.instance)) <= 2000:
+        return [when.same_value(None, at, error.instance)]
+    return []
+
+
 # --- the checks ------------------------------------------------------------------------------
 
 def _project_top_level(body: Any) -> list[str]:
     if not isinstance(body, dict):
-        return [f"a Project must be a JSON object, got {type(body).__name__}"]
+        return [_not_an_object("a Project", body)]
     missing = [f for f in PROJECT_FIELDS if f not in body]
-    return [f"Project field {f!r} is not at the top level of the response" for f in missing]
+    return [Problem.of(f"Project field {f!r} is not at the top level of the response",
+                       when.missing(None, [f])) for f in missing]
+
+
+def _not_an_object(what: str, body: Any) -> Problem:
+    return Problem.of(f"{what} must be a JSON object, got {type(body).__name__}",
+                      when.wrong_type(None, [], "object"))
 
 
 def _project_not_wrapped(body: Any) -> list[str]:
@@ -71,8 +107,9 @@ def _project_not_wrapped(body: Any) -> list[str]:
     if not missing:
         return []
     return [
-        f"the Project fields {missing} are not at the top level but inside the inner property "
-        f"{key!r} (the removed pre-2024-05-19 shape)"
+        Problem.of(f"the Project fields {missing} are not at the top level but inside the inner "
+                   f"property {key!r} (the removed pre-2024-05-19 shape)",
+                   *(when.missing(None, [f]) for f in missing))
         for key, value in body.items()
         if isinstance(value, dict) and all(f in value for f in missing)
     ]
@@ -80,14 +117,15 @@ def _project_not_wrapped(body: Any) -> list[str]:
 
 def _card_url_flair(body: Any) -> list[str]:
     if not isinstance(body, dict):
-        return [f"a Card must be a JSON object, got {type(body).__name__}"]
-    return [f"Card has no {f!r} property" for f in ("createdFlair", "url") if f not in body]
+        return [_not_an_object("a Card", body)]
+    return [Problem.of(f"Card has no {f!r} property", when.missing(None, [f]))
+            for f in ("createdFlair", "url") if f not in body]
 
 
 CARD_RECORDS = ("plugins", "projects")  # section 2, "Other records": shapes not shown
 
 
-def _card_types(body: Any) -> list[str]:
+def _card_types(body: Any) -> list[Problem]:
     return [e for e in schema_errors(body, "Card")
             if not any(f"{name!r} is a required property" in e for name in CARD_RECORDS)]
 
@@ -95,13 +133,14 @@ def _card_types(body: Any) -> list[str]:
 def _card_records(body: Any) -> list[str]:
     if not isinstance(body, dict):
         return []  # card_url_flair reports a Card that is not an object
-    return [f"the Card-returning response has no {name!r} property" for name in CARD_RECORDS
-            if name not in body]
+    return [Problem.of(f"the Card-returning response has no {name!r} property",
+                       when.missing(None, [name])) for name in CARD_RECORDS if name not in body]
 
 
 def _rows(body: Any) -> list[str]:
     if isinstance(body, list):
-        return ["op 6 answered a bare list; the interface requires an object with 'rows'"]
+        return [Problem.of("op 6 answered a bare list; the interface requires an object with "
+                           "'rows'", when.wrong_type(None, [], "object"))]
     return schema_errors(body, "RowsResponse")
 
 
@@ -115,10 +154,12 @@ def _no_key(name: str, records: tuple[str, ...] = ()) -> Callable[[Any], list[st
     def problems(body: Any) -> list[str]:
         if not isinstance(body, dict):
             return []
-        found = [f"body.{name}"] if name in body else []
-        found += [f"body.{record}.{name}" for record in records
+        found = [[name]] if name in body else []
+        found += [[record, name] for record in records
                   if isinstance(body.get(record), dict) and name in body[record]]
-        return [f"the removed property {name!r} is present at {where}" for where in found]
+        return [Problem.of(f"the removed property {name!r} is present at "
+                           f"body.{'.'.join(where)}", when.present(None, where))
+                for where in found]
     return problems
 
 
@@ -166,4 +207,14 @@ def assert_ok(number: int, body: Any, evidence: Any = None, requirement: str | N
     if found:
         exchanges = [evidence] if hasattr(evidence, "as_dict") else []
         raise Violation("\n".join(f"[{c.requirement}] {p}" for c, p in found),
-                        [c.requirement for c, _ in found], exchanges)
+                        [c.requirement for c, _ in found], exchanges,
+                        [c for _, p in found for c in conditions(p, evidence)])
+
+
+def conditions(problem: str, exchange: Any) -> list[when.Condition]:
+    """What makes a problem, on the exchange whose body has it (a problem that says no more
+    than its sentence: the same answer again)."""
+    if not hasattr(exchange, "as_dict"):
+        return []
+    found = getattr(problem, "conditions", ())
+    return [{**c, "on": exchange} for c in found] or [when.answer(exchange)]

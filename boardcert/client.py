@@ -35,6 +35,7 @@ import httpx
 from boardcert.config import NotAssessed, Target
 from boardcert.errors import ExchangeError, Violation
 from boardcert.redact import MASK, Redactor
+from boardcert.reproduce import conditions as when
 
 # httpx imports httpcore on its first client and keeps httpcore's exception classes from
 # then on; imported here, at start-up, a pytester in-process run (which drops the modules it
@@ -91,7 +92,8 @@ class Exchange:
         try:
             return json.loads(self.content)
         except (ValueError, RecursionError):
-            raise Violation("response body is not JSON", exchanges=[self]) from None
+            raise Violation("response body is not JSON", exchanges=[self],
+                            conditions=[when.not_json(self)]) from None
 
     @property
     def curl(self) -> str:
@@ -336,7 +338,8 @@ class Client:
             silent = exchange.failure in (CONNECT, TIMEOUT)
             self.unanswered = self.unanswered + 1 if silent else 0
         if exchange.error:
-            raise ExchangeError(f"request failed: {exchange.error}", exchanges=[exchange])
+            raise ExchangeError(f"request failed: {exchange.error}", exchanges=[exchange],
+                                conditions=[when.no_answer(exchange)])
         return exchange
 
     def _build(self, method: str, path: str, content: bytes | None,

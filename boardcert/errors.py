@@ -57,16 +57,23 @@ class Violation(AssertionError):
     """A check about the server failed.
 
     `requirements`: the ids it breaks (none: it counts against the test's requirements);
-    `exchanges`: the evidence, as `Exchange.as_dict()` dicts (key already redacted)."""
+    `exchanges`: the evidence, as `Exchange.as_dict()` dicts (key already redacted);
+    `conditions`: what makes the failure, as data (boardcert.reproduce.conditions), for the
+    reproduction that judges it again; `sent`: the Exchange objects themselves."""
 
     traceback = True  # pytest shows where it was raised; False: the message alone says it all
+    scene = True  # the test's earlier requests set the scene (False: a generated example)
 
     def __init__(self, message: str, requirements: Iterable[str] = (),
-                 exchanges: Iterable[Any] = ()) -> None:
+                 exchanges: Iterable[Any] = (), conditions: Iterable[dict[str, Any]] = ()
+                 ) -> None:
         super().__init__(message)
+        exchanges = list(exchanges)
         self.requirements: tuple[str, ...] = tuple(dict.fromkeys(requirements))
         self.exchanges: list[dict[str, Any]] = [
             e.as_dict() if hasattr(e, "as_dict") else dict(e) for e in exchanges]
+        self.sent: list[Any] = [e for e in exchanges if hasattr(e, "as_dict")]
+        self.conditions: list[dict[str, Any]] = list(conditions)
 
 
 class ExchangeError(Violation):

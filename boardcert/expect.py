@@ -13,18 +13,25 @@ from boardcert import checks, requirements
 from boardcert.api import misfit
 from boardcert.client import Exchange
 from boardcert.errors import NotAssessed, Violation
+from boardcert.reproduce import conditions as when
 
 
-def fail(requirement: str, expected: str, exchange: Exchange | None = None, got: str = "") -> None:
+def fail(requirement: str, expected: str, exchange: Exchange | None = None, got: str = "",
+         conditions: list[when.Condition] | None = None) -> None:
     """Fail with the evidence; unless the exchange is a profile body the server refused, which
-    is the profile's misfit, not the server's fault (reported not assessed)."""
+    is the profile's misfit, not the server's fault (reported not assessed). `conditions`:
+    what makes the failure (boardcert.reproduce.conditions); by default, for a failure about
+    the status only, the status it got."""
     refused = misfit(exchange) if exchange is not None and not got else None
     if refused is not None:  # a failure about the status only
         raise refused
     message = f"[{requirement}] expected {expected}"
     if got or exchange is not None:
         message += f"; got {got or _status(exchange)}"
-    raise Violation(message, [requirement], [exchange] if exchange is not None else [])
+    if conditions is None:
+        conditions = [when.status_was(exchange)] if exchange is not None and not got else []
+    raise Violation(message, [requirement], [exchange] if exchange is not None else [],
+                    conditions)
 
 
 def _status(exchange: Exchange | None) -> str:
@@ -35,14 +42,16 @@ def success(exchange: Exchange, number: int, requirement: str = "SUCCESS-STATUS-
     """Operation `number` answered 200 with JSON (or no body); returns the body (checks not
     applied). The bytes decide, not the label: that is JSON-MEDIA-TYPE's (`labelled`)."""
     if exchange.status != 200:
-        fail(requirement, f"status 200 from operation {number}", exchange)
+        fail(requirement, f"status 200 from operation {number}", exchange,
+             conditions=[when.status(exchange, "200")])
     if not exchange.content.strip():
         return None
     try:
         return json.loads(exchange.content)
     except (ValueError, RecursionError):
         fail("JSON-RESPONSES", f"a JSON body from operation {number}", exchange,
-             got=f"a body that is not JSON ({exchange.content_type or 'no content type'})")
+             got=f"a body that is not JSON ({exchange.content_type or 'no content type'})",
+             conditions=[when.not_json(exchange)])
 
 
 def json_media_type(content_type: str) -> bool:
@@ -56,7 +65,8 @@ def labelled(exchange: Exchange, number: int) -> None:
     if exchange.content.strip() and not json_media_type(exchange.content_type):
         fail("JSON-MEDIA-TYPE", f"a JSON media type (application/json or +json) from "
              f"operation {number}", exchange,
-             got=f"Content-Type {exchange.content_type or '(none)'}")
+             got=f"Content-Type {exchange.content_type or '(none)'}",
+             conditions=[when.media_type(exchange)])
 
 
 def shaped(exchange: Exchange, number: int, requirement: str | None = None,
@@ -75,15 +85,29 @@ def rejected(exchange: Exchange, requirement: str, what: str) -> None:
         if requirements.catalogue()[requirement].level != "MUST":
             blamed.append(requirement)
         raise Violation(f"[{blamed[-1]}] expected a 4xx for {what}; got status {status} (a "
-                        "server error)", blamed, [exchange])
+                        "server error)", blamed, [exchange], [when.status(exchange, "4xx")])
     if not 400 <= status < 500:
-        fail(requirement, f"a 4xx for {what}", exchange)
+        fail(requirement, f"a 4xx for {what}", exchange,
+             conditions=[when.status(exchange, "4xx")])
 
 
 def equal(requirement: str, what: str, expected: Any, actual: Any,
           exchange: Exchange | None = None) -> None:
     if expected != actual:
-        fail(requirement, f"{what} to be {_short(expected)}", exchange, got=_short(actual))
+        fail(requirement, f"{what} to be {_short(expected)}", exchange, got=_short(actual),
+             conditions=_where_checked(exchange, expected, actual))
+
+
+def _where_checked(exchange: Exchange | None, expected: Any, actual: Any) -> list[when.Condition]:
+    """The value compared, found in the answer's body: it is still not `expected` there (not
+    found, e.g. a value worked out from the body: the same answer again)."""
+    if exchange is None:
+        return []
+    try:
+        at = when.locate(json.loads(exchange.content), actual)
+    except (ValueError, RecursionError):
+        at = None
+    return [when.answer(exchange) if at is None else when.value(exchange, at, expected)]
 
 
 def _short(value: Any) -> str:
@@ -98,7 +122,8 @@ def unchanged(requirement: str, what: str, before: Any, after: Any,
     if before != after:
         found = differences(before, after)
         shown = "; ".join(found[:5]) + (f"; and {len(found) - 5} more" if len(found) > 5 else "")
-        fail(requirement, f"{what} to be unchanged", exchange, got=f"changed: {shown}{ignored}")
+        fail(requirement, f"{what} to be unchanged", exchange, got=f"changed: {shown}{ignored}",
+             conditions=[when.changed(exchange)] if exchange is not None else [])
 
 
 @dataclass
@@ -138,7 +163,7 @@ def changes_nothing(requirement: str, what: str, outcome: Outcome) -> None:
         raise outcome.unreadable
     if outcome.created:
         fail(requirement, f"{what} to be unchanged", outcome.exchange,
-             got=f"{outcome.created} created")
+             got=f"{outcome.created} created", conditions=[when.status_was(outcome.exchange)])
     before, after, ignored = outcome.before, outcome.after, ""
     if before != after and outcome.read is not None:
         volatile = _paths(outcome.read(), outcome.read())

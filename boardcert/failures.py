@@ -15,6 +15,9 @@ pytest-xdist carries to the controller and JUnit XML keeps:
     unassessed_requirements  JSON {"REQ-ID": {"N": "why"}}: requirements the test names but
                          did not check on operation N (what a test put in `item.stash[UNASSESSED]`
                          with `not_checked`); the report does not count the test for them there
+    reproduction         JSON: the failure's recipe (boardcert.reproduce.recipe), this report's
+                         only; `reproduce` names its script in the report directory (JUnit)
+    kept                 JSON: what --keep-failed left on the server for it (this report's only)
 
 `NotAssessed` becomes a skip. The report reads these fields; only report/render.py makes text
 of the exchanges (here, for the console's "boardcert: evidence" section).
@@ -27,13 +30,17 @@ from typing import Any
 
 import pytest
 
-from boardcert.errors import ConfigError, NotAssessed, SetUpError, violations
+from boardcert.errors import ConfigError, NotAssessed, SetUpError, Violation, violations
+from boardcert.keys import CLIENT, LEDGERS, THROWAWAY
 from boardcert.markers import requirement_ids
 from boardcert.report.build import BUG
 from boardcert.report.render import evidence_text, exchange_text
+from boardcert.reproduce import recipe
+from boardcert.reproduce.script import relative_path
 from boardcert.target import exchanges_of
 
 FAILED_REQUIREMENTS, EVIDENCE = "failed_requirements", "evidence"
+REPRODUCTION, REPRODUCE, KEPT = "reproduction", "reproduce", "kept"
 UNASSESSED_REQUIREMENTS = "unassessed_requirements"
 UNASSESSED = pytest.StashKey[dict[str, dict[int, str]]]()  # requirement -> {operation: why}
 BOARDCERT_ERROR, MESSAGE = "boardcert_error", "failure_message"
@@ -76,6 +83,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         if not all(v.traceback for v in found):
             # Through schemathesis and Hypothesis the traceback says nothing the message does not.
             report.longrepr = message
+    if found and is_check(exc) and call.when == "call":
+        _reproduction(item, report, found)
     if not is_check(exc):
         _record(item, report, "outcome", "error")
         if is_bug(exc) and requirement_ids(item):  # a conformance test, not one of our own
@@ -83,6 +92,35 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             _record(item, report, BOARDCERT_ERROR, error)
             report.sections.append(("boardcert", f"{BUG}: {error} in {item.nodeid}"))
     return report
+
+
+def _reproduction(item: pytest.Item, report: pytest.TestReport, found: list[Violation]) -> None:
+    """The failure's recipe on the report (not the item: JUnit names the script only). A
+    recipe that cannot be made is said, never a failure of the test's own."""
+    client = item.config.stash.get(CLIENT, None)
+    if client is None:
+        return
+    try:
+        made = recipe.build(found, exchanges_of(item), client, item.nodeid)
+    except Exception as exc:  # noqa: BLE001 - boardcert's own bug: the failure stands as it is
+        report.sections.append(("boardcert", f"no reproduction ({BUG}: {describe(exc)})"))
+        return
+    if made is not None:
+        report.user_properties.append((REPRODUCTION, json.dumps(made, ensure_ascii=False)))
+        _record(item, report, REPRODUCE, relative_path(item.nodeid))
+        kept = _keep(item.config, made["used"])
+        if kept:
+            report.user_properties.append((KEPT, json.dumps(kept, ensure_ascii=False)))
+
+
+def _keep(config: pytest.Config, used: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """With --keep-failed, what the failed test used stays on the server (not on the bundled
+    server this process started: it stops with the run); what the ledgers had."""
+    if not config.getoption("keep_failed", False) or config.stash.get(THROWAWAY, False):
+        return []
+    ledgers = config.stash.get(LEDGERS, [])
+    return [resource for resource in used  # every ledger told (a list, not any()'s shortcut)
+            if any([ledger.keep(resource["kind"], resource["params"]) for ledger in ledgers])]
 
 
 def not_checked(item: pytest.Item, unchecked: dict[str, dict[int, str]]) -> None:

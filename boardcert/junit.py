@@ -35,7 +35,7 @@ MESSAGE_MAX = 200
 TEXT_MAX = 8000
 CURLS_SHOWN, CURL_MAX = 3, 1000  # a failed test's curl lines in its <system-out>
 FAMILY = "xunit1"
-EVIDENCE = "evidence"
+EVIDENCE, REPRODUCE = "evidence", "reproduce"
 DOCS = "docs"  # a failure's requirements, explained: their entries in docs/requirements.md
 # What junit-10.xsd allows on a <testcase>; xunit1 adds file and line.
 CASE_ATTRIBUTES = ("name", "assertions", "time", "classname", "status")
@@ -117,6 +117,10 @@ def output_lines(properties: list[tuple[str, str]]) -> list[str]:
     """A test's properties as short lines; the evidence as a count and its curl lines."""
     lines = []
     for name, value in properties:
+        if name == REPRODUCE:
+            lines.append(f"{name}: {value} (in the report directory: BOARDCERT_API_KEY=<key> "
+                         f"python3 {value} sends the failing requests again)")
+            continue
         if name != EVIDENCE:
             lines.append(f"{name}: {value}")
             continue

@@ -23,6 +23,7 @@ class Entry:
     params: dict[str, str]
     parent: Entry | None = None
     deleted: bool = False
+    kept: bool = False  # left on the server for a failed test (--keep-failed)
 
     def describe(self) -> str:
         return f"{self.kind} " + " ".join(f"{k}={v}" for k, v in self.params.items())
@@ -49,9 +50,18 @@ class Ledger:
         """The test deleted it itself."""
         entry.deleted = True
 
+    def keep(self, kind: str, params: dict[str, str]) -> bool:
+        """Leave what a failed test used in place (--keep-failed); whether the ledger has it."""
+        found = [e for e in self.entries if e.kind == kind and e.params == params]
+        for entry in found:
+            entry.kept = True
+        return bool(found)
+
     def pending(self) -> list[Entry]:
-        """What clean-up would delete: live entries no project deletion covers, newest first."""
-        return [e for e in reversed(self.entries) if not e.deleted and not _covered(e)]
+        """What clean-up would delete: live entries no project deletion covers and none kept,
+        newest first."""
+        return [e for e in reversed(self.entries)
+                if not e.deleted and not e.kept and not _covered(e)]
 
     def clean_up(self) -> list[str]:
         """Delete everything pending, newest first; returns what could not be deleted. Entries

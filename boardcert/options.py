@@ -68,6 +68,9 @@ OPTIONS = (
     Option("--in-flight", "requests a test process keeps in flight at once where tests are "
            "independent (1: one at a time; default: chosen from the round trip, 1 for the "
            "bundled server)", int, "N", env="BOARDCERT_IN_FLIGHT"),
+    Option("--keep-failed", "leave on the server what failed tests used (listed in the report "
+           "with the commands that delete it: boardcert cleanup REPORT), so that their curl "
+           "lines work as printed; the rest is deleted as always", switch=True),
     Option("--no-preflight", "skip the check, before any test, that GET /users/me answers JSON "
            "for the key (a refused connection still stops the run)", switch=True),
     Option("--plan", "list what the run would call and create, and how it cleans up; call "

@@ -131,7 +131,8 @@ class Collector:
         test = self.tests.setdefault(report.nodeid, {
             "outcome": "passed", "message": "", "evidence": "", "duration": 0.0,
             "requirements": (), "operations": (), "observations": [], "security": [],
-            "failed_requirements": (), "boardcert_error": "", "unassessed": {}})
+            "failed_requirements": (), "boardcert_error": "", "unassessed": {},
+            "reproduction": "", "kept": ""})
         test["duration"] += report.duration
         for name, value in report.user_properties:
             if name in ("requirements", "failed_requirements"):
@@ -142,7 +143,7 @@ class Collector:
                 kept = test["observations" if name == "observation" else "security"]
                 if value not in kept:
                     kept.append(str(value))
-            elif name in ("evidence", "boardcert_error"):
+            elif name in ("evidence", "boardcert_error", "reproduction", "kept"):
                 test[name] = str(value)
             elif name == "unassessed_requirements":
                 test["unassessed"] = {req: {int(op): why for op, why in ops.items()}
@@ -179,6 +180,8 @@ class Collector:
             blamed=t["failed_requirements"], boardcert_error=redact(t["boardcert_error"]),
             unassessed={req: {op: redact(why) for op, why in ops.items()}
                         for req, ops in t["unassessed"].items()},
+            reproduction=json.loads(redact(t["reproduction"])) if t["reproduction"] else None,
+            kept=tuple(json.loads(redact(t["kept"]))) if t["kept"] else (),
         ) for nodeid, t in self.tests.items()]
 
     def run_facts(self, stopped: str | None = None) -> compliance.Run:

@@ -386,7 +386,7 @@ def test_readings_are_marked_in_every_report(tmp_path):
 def test_failures_show_evidence_and_a_curl_line(tmp_path):
     written = report.write(sample_report("non-conformant"), tmp_path)
     page, markdown = written["html"].read_text(), written["md"].read_text()
-    assert '<pre class="curl"' in page
+    assert '<pre class="curl" data-whole>curl -sS -X PATCH' in page
     assert "response: 200 (application/json" in page
     assert "```sh\ncurl -sS -X PATCH -H &#39;X-API-Key" not in markdown  # not escaped twice
     assert "```sh\ncurl -sS -X PATCH -H 'X-API-Key: ***'" in markdown
@@ -559,3 +559,47 @@ def test_an_exception_inside_boardcert_is_named_a_bug_in_boardcert(
     markdown, page = (out / "compliance.md").read_text(), (out / "compliance.html").read_text()
     assert "## Errors inside boardcert" in markdown and bug.split(":")[0] in markdown
     assert 'id="boardcert-errors"' in page and "KeyError: &#39;rows&#39;" in page
+
+
+def test_failures_link_their_reproduction(tmp_path):
+    """A failure with a reproduction links its script in the Markdown and the HTML, and the
+    report directory holds the script; JUnit's line names it."""
+    from boardcert.junit import output_lines
+    from boardcert.reproduce.script import relative_path
+
+    recipe = {"format": 1, "test": "suites/test_cards.py::test_rename", "requirements": [],
+              "message": "[CARD-RENAME] x", "base_url": "http://127.0.0.1:8080",
+              "timeout": 10.0, "max_body": 1024, "ids": {}, "names": {}, "used": [],
+              "steps": [{"method": "GET", "path": ["/users/me"], "query": [], "key": "***",
+                         "headers": {}, "body": None, "shown": True,
+                         "conditions": [{"kind": "status", "want": "200"}]}]}
+    tests = [*all_passing("CARD-RENAME"), TestResult(
+        "suites/test_cards.py::test_rename", "failed", ("CARD-RENAME",), (16,),
+        "[CARD-RENAME] x", (EVIDENCE,), reproduction=recipe)]
+    written = report.write(build(tests, run_facts()), tmp_path)
+    script = relative_path("suites/test_cards.py::test_rename")
+    assert (tmp_path / script).is_file()
+    assert f"[`{script}`]({script})" in written["md"].read_text()
+    assert f'<a class="script" href="{script}">' in written["html"].read_text()
+    (line,) = output_lines([("reproduce", script)])
+    assert line.startswith(f"reproduce: {script} (") and f"python3 {script}" in line
+
+
+def test_what_keep_failed_left_is_listed_with_how_to_delete_it(tmp_path):
+    """What --keep-failed left is in compliance.json once (with the tests that used it), and
+    the Markdown and HTML say how to delete it: boardcert cleanup, or curl lines."""
+    used = ({"kind": "project", "params": {"projectId": "p 1"}},)
+    tests = [*all_passing("CARD-RENAME", "CARD-NAME-MAX-REJECTED"),
+             TestResult("t::a", "failed", ("CARD-RENAME",), (16,), "[CARD-RENAME] x", kept=used),
+             TestResult("t::b", "failed", ("CARD-NAME-MAX-REJECTED",), (16,), FAILURE,
+                        kept=used)]
+    built = build(tests, run_facts())
+    assert built["kept"] == [{"kind": "project", "params": {"projectId": "p 1"},
+                              "method": "DELETE", "path": "/projects/p%201",
+                              "tests": ["t::a", "t::b"]}]
+    written = report.write(built, tmp_path)
+    line = "curl -sS -X DELETE -H 'X-API-Key: ***' http://127.0.0.1:8080/projects/p%201"
+    for text in (written["md"].read_text(), written["html"].read_text()):
+        assert "boardcert cleanup ." in text
+        assert line.replace("'", "&#39;") in text or line in text
+    assert "kept" not in build(all_passing(), run_facts())

@@ -6,6 +6,7 @@ CI installs chromium (.ci/run); without it this test fails under CI=true and ski
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -17,9 +18,11 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
-from test_report import sample_report
+from test_report import FAILURE, run_facts, sample_tests
 
 from boardcert import report
+from boardcert.client import Exchange
+from boardcert.report import TestResult, build
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 # Headless as root, and quiet: without the background-networking flags chromium keeps trying
@@ -56,11 +59,41 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
         driver.quit()
 
 
+LONG_NAME = "a" * 25001
+LONG = Exchange("PATCH", "http://127.0.0.1:8080/projects/p1/cards/c1",
+                {"X-API-Key": "***", "content-type": "application/json"},
+                json.dumps({"name": LONG_NAME}).encode(), status=200,
+                headers={"content-type": "application/json"},
+                content=json.dumps({"id": "c1", "name": LONG_NAME}).encode()).as_dict()
+FAILING = "suites/test_limits.py::test_name_over_the_limit_is_rejected[25001]"
+
+
+def failing_report() -> dict:
+    """The non-conformant sample, its MUST failure's evidence a 25,001-character name (curl
+    line and all) and with a reproduction."""
+    tests = [t for t in sample_tests("non-conformant") if "CARD-NAME-MAX-REJECTED" not in
+             t.failed_requirements]
+    recipe = {"format": 1, "test": FAILING, "requirements": ["CARD-NAME-MAX-REJECTED"],
+              "message": FAILURE, "base_url": "http://127.0.0.1:8080", "timeout": 10.0,
+              "max_body": 1 << 20, "ids": {}, "names": {}, "used": [],
+              "steps": [{"method": "PATCH", "label": "PATCH /projects/{projectId}/cards/"
+                         "{cardId}", "op": 16, "path": ["/projects/p1/cards/c1"], "query": [],
+                         "key": "***", "headers": {"content-type": ["application/json"]},
+                         "body": {"text": [json.dumps({"name": LONG_NAME})]}, "shown": True,
+                         "conditions": [{"kind": "status", "want": "4xx"}]}]}
+    tests.append(TestResult(FAILING, "failed", ("CARD-NAME-MAX-REJECTED",), (16,), FAILURE,
+                            (LONG,), blamed=("CARD-NAME-MAX-REJECTED",), reproduction=recipe))
+    return build(tests, run_facts())
+
+
 @pytest.fixture(scope="module")
-def page(browser: WebDriver, tmp_path_factory: pytest.TempPathFactory) -> WebDriver:
-    """A non-conformant report with failures, passes and requirements not assessed, opened."""
-    directory = tmp_path_factory.mktemp("report")
-    written = report.write(sample_report("non-conformant"), directory)
+def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return report.write(failing_report(), tmp_path_factory.mktemp("report"))
+
+
+@pytest.fixture
+def page(browser: WebDriver, written: dict[str, Path]) -> WebDriver:
+    """The failing report, opened afresh: failures, passes and requirements not assessed."""
     browser.get(Path(written["html"]).resolve().as_uri())
     return browser
 
@@ -94,33 +127,102 @@ def test_operation_matrix_shows_all_28_operations(page: WebDriver):
     assert rows[15].text.startswith("16 PATCH /projects/{projectId}/cards/{cardId}")
 
 
-def test_status_filter_hides_passed_requirements(page: WebDriver):
-    """Clicking the "Passed" filter hides every passed requirement and keeps the failures."""
-    passed, failed = "tr.req[data-status='passed']", "tr.req[data-status='failed']"
-    total = len(find_all(page, passed))
-    assert total and visible(page, passed) == total
-    chip = find(page, "button[data-filter='status'][data-value='passed']")
-    chip.click()
-    try:
-        assert visible(page, passed) == 0
-        assert visible(page, failed) == len(find_all(page, failed)) > 0
-        assert find(page, "#req-shown").text.startswith(
-            f"{len(find_all(page, 'tr.req')) - total} of ")
-    finally:
-        chip.click()
-    assert visible(page, passed) == total
+def rows_shown(driver: WebDriver) -> list[tuple[str, str]]:
+    """(status, level) of each requirement row shown, top to bottom."""
+    return [tuple(row) for row in driver.execute_script(
+        "return Array.from(document.querySelectorAll('tr.req')).filter(e => e.offsetParent)"
+        ".map(e => [e.dataset.status, e.dataset.level])")]
 
 
-def test_level_filter_hides_a_level(page: WebDriver):
-    """Clicking the "INFO" filter hides the INFO requirements and their heading."""
-    chip = find(page, "button[data-filter='level'][data-value='INFO']")
-    chip.click()
-    try:
-        assert visible(page, "tr.req[data-level='INFO']") == 0
-        assert visible(page, "tbody.level-group[data-level='INFO']") == 0
-        assert visible(page, "tr.req[data-level='MUST']") > 0
-    finally:
-        chip.click()
+def chip(driver: WebDriver, kind: str, value: str) -> WebElement:
+    return find(driver, f"button[data-filter='{kind}'][data-value='{value}']")
+
+
+def pressed(driver: WebDriver, kind: str) -> list[str]:
+    return [c.get_attribute("data-value") for c in find_all(driver, f"[data-filter='{kind}']")
+            if c.get_attribute("aria-pressed") == "true"]
+
+
+def test_failed_and_not_assessed_requirements_come_first(page: WebDriver):
+    """The table starts with the failed requirements (MUST first), then those not assessed;
+    the passed ones come last."""
+    shown = rows_shown(page)
+    statuses = [status for status, _ in shown]
+    assert statuses[0] == "failed" and shown[0][1] == "MUST"
+    first_passed = statuses.index("passed")
+    assert "not assessed" in statuses[:first_passed]
+    assert set(statuses[first_passed:]) == {"passed"}
+    assert statuses == sorted(statuses, key=["failed", "not assessed", "passed"].index)
+
+
+def test_a_status_filter_shows_just_that_status(page: WebDriver):
+    """Everything shows at first, "All" pressed; clicking "Failed" shows the failed
+    requirements only, "Failed" pressed and "All" not; "All" shows everything again."""
+    everything = len(rows_shown(page))
+    assert everything == len(find_all(page, "tr.req")) and pressed(page, "status") == ["all"]
+    chip(page, "status", "failed").click()
+    shown = rows_shown(page)
+    assert shown and {s for s, _ in shown} == {"failed"}
+    assert len(shown) == len(find_all(page, "tr.req[data-status='failed']"))
+    assert pressed(page, "status") == ["failed"]
+    assert find(page, "#req-shown").text == f"{len(shown)} of {everything} shown"
+    chip(page, "status", "passed").click()
+    assert {s for s, _ in rows_shown(page)} == {"passed"} and pressed(page, "status") == \
+        ["passed"]
+    chip(page, "status", "all").click()
+    assert len(rows_shown(page)) == everything and pressed(page, "status") == ["all"]
+
+
+def test_a_level_filter_shows_just_that_level(page: WebDriver):
+    """Clicking "INFO" shows the INFO requirements only, and hides the status groups left
+    empty; clicking it again shows every level; status and level filters combine."""
+    chip(page, "level", "INFO").click()
+    assert {level for _, level in rows_shown(page)} == {"INFO"}
+    assert visible(page, "tbody.status-group[data-status='failed']") == 0
+    chip(page, "level", "INFO").click()
+    assert pressed(page, "level") == ["all"]
+    chip(page, "level", "MUST").click()
+    chip(page, "status", "failed").click()
+    assert set(rows_shown(page)) == {("failed", "MUST")}
+
+
+def test_long_texts_are_folded_with_the_whole_text_one_click_away(page: WebDriver):
+    """A curl line carrying a 25,001-character name shows a few lines; "Show all" opens the
+    whole line; the failure's blocks each have a copy button."""
+    fold = find(page, "#failures .fold.curl.folded")
+    assert fold.find_element(By.CSS_SELECTOR, "pre.preview").size["height"] < 150
+    whole = fold.find_element(By.CSS_SELECTOR, "pre[data-whole]")
+    assert not whole.is_displayed()
+    assert len(whole.get_attribute("textContent")) > 25001
+    fold.find_element(By.CSS_SELECTOR, "summary").click()
+    assert whole.is_displayed()
+    assert not fold.find_element(By.CSS_SELECTOR, "pre.preview").is_displayed()
+    article = find(page, "#failures article.failure")
+    folds = article.find_elements(By.CSS_SELECTOR, ".fold")
+    assert len(folds) >= 4  # message, reproduction, exchange, curl
+    assert all(f.find_element(By.CSS_SELECTOR, "button.copy").is_displayed() for f in folds)
+
+
+def test_the_copy_button_copies_the_whole_text(page: WebDriver):
+    """Copy hands the clipboard the whole curl line, not its preview, and says so."""
+    page.execute_script("window.copiedText = null; navigator.clipboard.writeText = "
+                        "t => { window.copiedText = t; return Promise.resolve(); };")
+    button = find(page, "#failures .fold.curl.folded button.copy")
+    button.click()
+    copied = page.execute_script("return window.copiedText")
+    assert copied.startswith("curl -sS -X PATCH") and LONG_NAME in copied
+    assert button.text == "Copied"
+
+
+def test_the_reproduction_is_one_click_away(page: WebDriver, written: dict[str, Path]):
+    """A failure links its reproduction script, which the report directory holds, and shows
+    the commands that run it."""
+    link = find(page, "#failures .reproduce a.script")
+    href = link.get_attribute("href")
+    assert href.endswith(".py") and "/reproduce/" in href
+    assert (written["html"].parent / link.text).is_file()
+    commands = find(page, "#failures .reproduce pre.command").text
+    assert f"python3 {link.text}" in commands and "boardcert reproduce ." in commands
 
 
 def test_failures_show_request_response_and_curl(page: WebDriver):

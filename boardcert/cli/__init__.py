@@ -24,6 +24,7 @@ from boardcert.cli.commands import (
 from boardcert.cli.exits import EXIT_CODES, EXIT_INTERRUPTED, EXIT_USAGE, error
 from boardcert.cli.parser import Parser
 from boardcert.cli.profile import cmd_profile
+from boardcert.cli.reproduce import cmd_cleanup, cmd_reproduce
 from boardcert.cli.run import cmd_run
 from boardcert.options import add_to
 from boardcert.workers import SERIAL_BELOW
@@ -139,6 +140,31 @@ def build_parser() -> argparse.ArgumentParser:
                             "from a report directory's compliance.json")
     report.add_argument("directory", metavar="DIR")
     report.set_defaults(command=cmd_report)
+
+    reproduce = sub.add_parser(
+        "reproduce", help="send a failed test's requests again, after the run: make what they "
+        "need, say whether the failure is still there, delete what was made (exit 1 "
+        "reproduced, 0 the server now passes, 3 could not get that far, 2 usage)")
+    reproduce.add_argument("report", metavar="REPORT",
+                           help="a report directory, its compliance.json or a bundle")
+    reproduce.add_argument("test", metavar="TEST",
+                           help="the failed test's node id as the reports name it (or a part of "
+                           "it no other failed test's has, or its script's name)")
+    add_to(reproduce, "base_url", help="the server (default: the run's)")
+    add_to(reproduce, "api_key", help="its X-API-Key value; never shown")
+    reproduce.add_argument("--keep", action="store_true",
+                           help="leave what the script made in place (it says how to delete it)")
+    reproduce.add_argument("--print", action="store_true",
+                           help="print the script (reproduce/<test>.py) instead of running it")
+    reproduce.set_defaults(command=cmd_reproduce)
+
+    cleanup = sub.add_parser("cleanup", help="delete what a --keep-failed run left on the "
+                             "server (the report lists it)")
+    cleanup.add_argument("report", metavar="REPORT",
+                         help="a report directory, its compliance.json or a bundle")
+    add_to(cleanup, "base_url", help="the server (default: the run's)")
+    add_to(cleanup, "api_key", help="its X-API-Key value; never shown")
+    cleanup.set_defaults(command=cmd_cleanup)
 
     reqs = sub.add_parser("requirements", help="list the requirement catalogue, or print "
                           "a requirement's entry (what it rests on, its tests and faults)")

@@ -4,6 +4,7 @@ runs the checks and raises a violation naming the requirements, with the exchang
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -31,12 +32,14 @@ from boardcert.properties.cases import MALFORMED_JSON_OPS, CaseInfo
 from boardcert.properties.checks import (
     BOARDCERT_CHECKS,
     CHECK_REQUIREMENT,
+    KEY_CHECK,
     json_payload,
     key_required,
     name_as_sent,
 )
 from boardcert.properties.schema import EXACT_BODY_OP, operation_number
 from boardcert.report import partly
+from boardcert.reproduce import conditions as when
 
 SCHEMA_REQUIREMENT = {
     "Project": "PROJECT-TOP-LEVEL",
@@ -183,6 +186,7 @@ class PropertyViolation(Violation):
     """A generated request got an answer the interface does not allow."""
 
     traceback = False  # through schemathesis and Hypothesis: the message says it all
+    scene = False  # a generated example: its own requests are the whole story
 
 
 @cache
@@ -190,6 +194,48 @@ def _violation(requirement: str) -> type[PropertyViolation]:
     # One class per requirement, so Hypothesis reports distinct requirements as distinct bugs.
     name = "Violation_" + requirement.replace("-", "_")
     return type(name, (PropertyViolation,), {"__module__": __name__, "requirement": requirement})
+
+
+# schemathesis's failures that say, as data, what is wrong with a status or a body
+_STATUS_WANTED = {"ServerError": "not 5xx", "ContentTypeServerError": "not 5xx",
+                  "AcceptedNegativeData": "4xx", "RejectedPositiveData": "2xx"}
+
+
+def _conditions(failure: Failure, exchange: Any, probe: Any) -> list[when.Condition]:
+    """What makes a failure (boardcert.reproduce.conditions): a status, a body that is not
+    JSON, the key check's request answered without a 4xx, what boardcert's own check or the
+    schema finds in the body, else the same answer again."""
+    kind, name = type(failure).__name__, _check_name(failure)
+    if kind in _STATUS_WANTED:
+        return [when.status(exchange, _STATUS_WANTED[kind])]
+    if kind in ("MalformedJson", "ContentDeserializationError"):
+        return [when.not_json(exchange)]
+    if probe is not None and name == KEY_CHECK:
+        return [when.status(probe, "4xx")]
+    own = next((c for c in checks.CHECKS if f"boardcert_{c.name}" == name), None)
+    try:
+        body = json.loads(exchange.content)
+    except (ValueError, RecursionError):
+        body = None
+    if own is not None and body is not None:
+        return [c for p in own.problems(body) for c in checks.conditions(p, exchange)]
+    if kind == "JsonSchemaError":
+        return _schema_conditions(failure, exchange) or [when.answer(exchange)]
+    return [when.answer(exchange)]
+
+
+def _schema_conditions(failure: Any, exchange: Any) -> list[when.Condition]:
+    """A schema error's conditions: the properties it misses, the type it wanted."""
+    keyword = list(failure.schema_path)[-1:] or [None]
+    at, schema, instance = list(failure.instance_path), failure.schema, failure.instance
+    if not isinstance(schema, dict):
+        return []
+    if keyword == ["required"] and isinstance(instance, dict):
+        return [when.missing(exchange, [*at, name]) for name in schema.get("required", [])
+                if name not in instance]
+    if keyword == ["type"] and "type" in schema:
+        return [when.wrong_type(exchange, at, schema["type"])]
+    return []
 
 
 def _what(failure: Failure) -> str:
@@ -278,4 +324,6 @@ class Judge:
         reading = self.name_check.readings.pop(id(response), None)  # type: ignore[attr-defined]
         if reading is not None:  # the fresh op 3 that shows the stored name
             shown.append(reading)
-        return _violation(ids[0])(message, ids, shown)
+        return _violation(ids[0])(message, ids, shown,
+                                  [c for _, f in found
+                                   for c in _conditions(f, response.exchange, probe)])

@@ -2,7 +2,8 @@
 compliance.md and a self-contained compliance.html.
 
     report = build(tests, run)          # a dict; spec/compliance.schema.json describes it
-    write(report, directory)            # compliance.json, .md, -summary.md, .html, badge.svg
+    write(report, directory)            # compliance.json, .md, -summary.md, .html, badge.svg,
+                                        # reproduce/<test>.py for each failed test
     rebuild(directory)                  # the Markdown and HTML again, from compliance.json
 """
 
@@ -19,6 +20,7 @@ from boardcert import badge
 from boardcert.paths import SPEC
 from boardcert.report.build import VERDICTS, Run, TestResult, build
 from boardcert.report.render import render_html, render_markdown, render_summary
+from boardcert.reproduce import script
 
 SCHEMA = SPEC / "compliance.schema.json"
 JSON_NAME, MARKDOWN_NAME, HTML_NAME = "compliance.json", "compliance.md", "compliance.html"
@@ -90,6 +92,8 @@ def render_files(report: dict[str, Any], directory: Path) -> dict[str, Path]:
     paths["summary"].write_text(render_summary(report), encoding="utf-8")
     paths["html"].write_text(render_html(report), encoding="utf-8")
     paths["badge"] = badge.write(report, directory)
+    if script.write(report, directory):
+        paths["reproduce"] = directory / script.DIRECTORY
     return paths
 
 

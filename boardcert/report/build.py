@@ -19,11 +19,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 from boardcert import INTERFACE_VERSION, __version__, requirements, revisions, spec
 from boardcert.paths import PROFILE_SCHEMA
 from boardcert.report import partly as partly_assessed
 from boardcert.requirements import Requirement
+from boardcert.resources import DELETE_OP
 
 FORMAT = "boardcert-compliance/1"
 PASSED, FAILED, NOT_ASSESSED = "passed", "failed", "not assessed"
@@ -58,6 +60,8 @@ class TestResult:
     # requirement -> {operation: why}: what the test names but did not check there
     # (failures.UNASSESSED; a property item whose requests never got a 2xx)
     unassessed: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
+    reproduction: Mapping[str, Any] | None = None  # a failure's recipe (boardcert.reproduce)
+    kept: tuple[dict[str, Any], ...] = ()  # what --keep-failed left on the server for it
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
@@ -140,7 +144,24 @@ def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
         "boardcert_errors": boardcert_errors(tests),
         "revision": revisions.compute(reqs),
     }
-    return report | ({"read_only": smoke} if smoke else {})
+    kept = kept_resources(tests)
+    return report | ({"read_only": smoke} if smoke else {}) | ({"kept": kept} if kept else {})
+
+
+def kept_resources(tests: list[TestResult]) -> list[dict[str, Any]]:
+    """What --keep-failed left on the server, once each: how to delete it, the tests that
+    used it."""
+    found: dict[str, dict[str, Any]] = {}
+    for test in tests:
+        for resource in test.kept:
+            kind, params = resource["kind"], dict(resource["params"])
+            op = spec.operation(DELETE_OP[kind])
+            path = op.path.format_map({k: quote(str(v), safe="") for k, v in params.items()})
+            entry = found.setdefault(f"{kind} {sorted(params.items())}", {
+                "kind": kind, "params": params, "method": op.method, "path": path,
+                "tests": []})
+            entry["tests"].append(test.nodeid)
+    return list(found.values())
 
 
 def read_only_result(reqs: list[dict[str, Any]], tests: list[TestResult]) -> dict[str, Any]:
@@ -379,6 +400,8 @@ def test_entry(test: TestResult) -> dict[str, Any]:
         "message": test.message or None,
         "evidence": list(test.evidence) or None,
         "boardcert_error": test.boardcert_error or None,
+        **({"reproduction": dict(test.reproduction)}
+           if test.reproduction and test.outcome == "failed" else {}),
     }
 
 

@@ -6,6 +6,7 @@ The HTML is one self-contained file: its CSS and JavaScript are inline, it loads
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Iterable
 from functools import cache
 from typing import Any
@@ -16,8 +17,9 @@ import yaml
 
 from boardcert import badge, requirements
 from boardcert.paths import user_cache
-from boardcert.report import partly
+from boardcert.report import html, partly
 from boardcert.report.build import BUG
+from boardcert.reproduce.script import relative_path
 
 LEVELS = requirements.LEVELS
 SUMMARY_MAX = 60_000  # characters: a pull-request comment holds about 65,000
@@ -45,6 +47,8 @@ def environment(autoescape: bool) -> jinja2.Environment:
     env.filters["ranges"] = ranges
     env.filters["test_list"] = test_list
     env.filters["status_text"] = partly.status_text
+    env.filters["fold"] = html.fold
+    env.filters["why"] = html.why
     return env
 
 
@@ -81,10 +85,13 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
         "levels": LEVELS,
         "by_level": by_level,
         "tests": tests,
-        "failures": collapsed([failure(t) for t in failed]),
+        "failures": sorted(collapsed([failure(t) for t in failed]),
+                           key=lambda f: html.failure_rank(f, levels)),
+        "requirement_groups": html.requirement_groups(report),
         "failed_tests": len(failed),
         "requirement_levels": levels,
         "boardcert_errors": report.get("boardcert_errors", []),
+        "kept": [{**k, "curl": kept_curl(report, k)} for k in report.get("kept", [])],
         "bug": BUG,
         "badge_svg": markupsafe.Markup(badge.render(report)),
         "doc": lambda requirement_id: docs_entry(report, requirement_id),
@@ -124,6 +131,8 @@ def failure(test: dict[str, Any]) -> dict[str, Any]:
         "operations": test["operations"],
         "summary": summary or f"the test {'errored' if test['outcome'] == 'error' else 'failed'}",
         "exchanges": [shown(x) for x in exchanges(test.get("evidence"))],
+        "script": relative_path(test["nodeid"]) if test.get("reproduction") else None,
+        "reproduce": f"boardcert reproduce . {shlex.quote(test['nodeid'])}",
     }
 
 
@@ -154,6 +163,13 @@ def test_list(tests: list[dict[str, Any]]) -> dict[str, Any]:
     return {"others": [t for t in tests if t["outcome"] != "passed"],
             "passing": sorted(passing.items()),
             "counts": ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))}
+
+
+def kept_curl(report: dict[str, Any], kept: dict[str, Any]) -> str:
+    """The curl line that deletes what --keep-failed left (the key as ***, as in the others)."""
+    url = f"{(report['target'].get('base_url') or '').rstrip('/')}{kept['path']}"
+    return " ".join(shlex.quote(p) for p in ("curl", "-sS", "-X", kept["method"], "-H",
+                                             "X-API-Key: ***", url))
 
 
 def exchanges(evidence: Any) -> list[dict[str, Any]]:

@@ -1,0 +1,99 @@
+"""What makes a failure, as data that a reproduction judges again.
+
+A check that fails (boardcert.expect, boardcert.checks, the client, the property tests) gives
+its `Violation` the conditions under which its failure is there, each reading one exchange's
+answer (`on`: the Exchange itself, until boardcert.reproduce.recipe turns it into a step):
+
+    status      the status is not `want` ("200", "2xx", "4xx", "not 5xx")
+    status-was  the status is the one the failing run got (`was`): a check that said no more
+    not-json    a non-empty body that does not parse as JSON
+    media-type  a non-empty body without a JSON media type
+    missing     nothing at `at` (a path of keys and indexes into the JSON body)
+    present     something at `at` (a removed property)
+    type        the value at `at` has none of the JSON types `want`
+    value       the value at `at` is not `want` (or is missing)
+    same-value  the value at `at` is still `value`
+    changed     what a reading shows changed across the request (beyond what changes on its
+                own between two readings): "a rejected request changes nothing"
+    answer      the answer is the failing run's (status and body, ids and names aside)
+    no-answer   no usable answer (none in time, a broken connection, a body over the cap)
+
+A reproduction says "reproduced" when any of its conditions holds. This module imports nothing
+from boardcert: checks anywhere may use it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+Condition = dict[str, Any]
+Path = list[str | int]
+
+
+def status(exchange: Any, want: str) -> Condition:
+    return {"kind": "status", "on": exchange, "want": want}
+
+
+def status_was(exchange: Any) -> Condition:
+    return {"kind": "status-was", "on": exchange, "was": exchange.status}
+
+
+def not_json(exchange: Any) -> Condition:
+    return {"kind": "not-json", "on": exchange}
+
+
+def media_type(exchange: Any) -> Condition:
+    return {"kind": "media-type", "on": exchange}
+
+
+def missing(exchange: Any, at: Path) -> Condition:
+    return {"kind": "missing", "on": exchange, "at": list(at)}
+
+
+def present(exchange: Any, at: Path) -> Condition:
+    return {"kind": "present", "on": exchange, "at": list(at)}
+
+
+def wrong_type(exchange: Any, at: Path, want: str | list[str]) -> Condition:
+    return {"kind": "type", "on": exchange, "at": list(at),
+            "want": [want] if isinstance(want, str) else list(want)}
+
+
+def value(exchange: Any, at: Path, want: Any) -> Condition:
+    return {"kind": "value", "on": exchange, "at": list(at), "want": want}
+
+
+def same_value(exchange: Any, at: Path, found: Any) -> Condition:
+    return {"kind": "same-value", "on": exchange, "at": list(at), "value": found}
+
+
+def changed(exchange: Any) -> Condition:
+    return {"kind": "changed", "on": exchange}
+
+
+def answer(exchange: Any) -> Condition:
+    return {"kind": "answer", "on": exchange}
+
+
+def no_answer(exchange: Any) -> Condition:
+    return {"kind": "no-answer", "on": exchange, "failure": exchange.failure}
+
+
+def locate(body: Any, wanted: Any, path: Path | None = None) -> Path | None:
+    """Where in a JSON body `wanted` stands (the first place, depth first; a string also
+    matches the number it spells, as ids are compared): None when nowhere."""
+    path = path or []
+    if body == wanted and type(body) is type(wanted) or \
+            isinstance(wanted, str) and isinstance(body, int | float) and \
+            not isinstance(body, bool) and str(body) == wanted:
+        return path
+    if isinstance(body, dict):
+        items = body.items()
+    elif isinstance(body, list):
+        items = enumerate(body)
+    else:
+        return None
+    for key, inner in items:
+        found = locate(inner, wanted, [*path, key])
+        if found is not None:
+            return found
+    return None

@@ -1,0 +1,405 @@
+"""The engine of every reproduction script: it sends a recipe's steps (boardcert.reproduce.recipe)
+and judges the failure's conditions (boardcert.reproduce.conditions) on the answers.
+
+This file is copied whole into each script, after its RECIPE: the Python standard library only,
+Python 3.8 or later; the key is read from BOARDCERT_API_KEY and never printed.
+"""
+
+import argparse
+import base64
+import hashlib
+import http.client
+import json
+import os
+import re
+import secrets
+import socket
+import sys
+from urllib.parse import quote, urlsplit
+
+PASSES, REPRODUCED, USAGE, UNFINISHED = 0, 1, 2, 3
+KEY_HEADER = "X-API-Key"
+TEMPLATE, LONG = "$boardcert", "$boardcert-long"
+SHOWN = 2000  # characters of a failing request's answer printed
+TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
+STATUS = {"200": lambda s: s == 200, "2xx": lambda s: 200 <= s < 300,
+          "4xx": lambda s: 400 <= s < 500, "not 5xx": lambda s: s < 500}
+
+
+class Missing(Exception):
+    """A step needs an id that no earlier answer showed."""
+
+
+class Anything:
+    """In an answer compared: an id the script does not know (any value will do)."""
+
+
+class Long:
+    """In an answer compared: a long string, by its length and SHA-256."""
+
+    def __init__(self, length, digest):
+        self.length, self.digest = length, digest
+
+    def matches(self, text):
+        return isinstance(text, str) and len(text) == self.length and \
+            hashlib.sha256(text.encode("utf-8")).hexdigest() == self.digest
+
+
+class Answer:
+    def __init__(self, status=None, headers=None, body=b"", failure=None, error=None):
+        self.status, self.headers, self.body = status, headers or {}, body
+        self.failure, self.error = failure, error
+
+    def json(self):
+        return json.loads(self.body)
+
+    def describe(self):
+        kind = self.headers.get("content-type") or "no content type"
+        return f"no answer ({self.error})" if self.status is None else \
+            f"{self.status} ({kind}, {len(self.body)} bytes)"
+
+
+def request(base_url, method, target, headers, body, timeout, max_body):
+    """One request, as it is written (no redirect followed, no header added but Host and
+    Content-Length); the answer, or why there was none."""
+    url = urlsplit(base_url)
+    kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+    connection = kind(url.hostname, url.port, timeout=timeout)
+    try:
+        connection.putrequest(method, url.path.rstrip("/") + target, skip_accept_encoding=True)
+        for name, value in headers.items():
+            connection.putheader(name, value)
+        if body is not None:
+            connection.putheader("Content-Length", str(len(body)))
+        connection.endheaders(body)
+        response = connection.getresponse()
+        data = response.read(max_body + 1)
+        answer = Answer(response.status, {k.lower(): v for k, v in response.getheaders()},
+                        data[:max_body])
+        if len(data) > max_body:
+            answer.failure, answer.error = "too large", f"body over {max_body} bytes"
+        return answer
+    except socket.timeout:
+        return Answer(failure="timeout", error=f"no answer within {timeout:g} s")
+    except (OSError, http.client.HTTPException) as exc:
+        return Answer(failure="broken", error=f"{type(exc).__name__}: {exc}")
+    finally:
+        connection.close()
+
+
+def at(body, path):
+    """The value at a path of keys and indexes, and whether there is one."""
+    for step in path:
+        keyed = isinstance(body, dict) and isinstance(step, str) and step in body
+        listed = isinstance(body, list) and isinstance(step, int) and 0 <= step < len(body)
+        if not keyed and not listed:
+            return None, False
+        body = body[step]
+    return body, True
+
+
+def same(a, b):
+    """Equal as JSON, an id's number equal to its text, any two timestamps alike."""
+    if isinstance(a, Anything):
+        return True
+    if isinstance(a, Long):
+        return a.matches(b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, str) and isinstance(b, str) and TIME.match(a) and TIME.match(b):
+        return True
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a == b
+    if isinstance(a, (str, int)) and isinstance(b, (str, int)):
+        return str(a) == str(b)
+    return a == b
+
+
+def differences(a, b, where=""):
+    """The places where two JSON values differ (times aside: createdAt, updatedAt, ...)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in list(a) + [k for k in b if k not in a]
+                for d in ([] if k in a and k in b and re.search(r"(At|_at)$", k) else
+                          differences(a[k], b[k], f"{where}.{k}") if k in a and k in b
+                          else [f"{where}.{k}"])]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for n, (x, y) in enumerate(zip(a, b))
+                for d in differences(x, y, f"{where}[{n}]")]
+    return [] if same(a, b) else [where or "(the whole body)"]
+
+
+def json_type(value):
+    return {bool: ["boolean"], int: ["integer", "number"], str: ["string"], float: ["number"],
+            type(None): ["null"], list: ["array"], dict: ["object"]}.get(type(value), [])
+
+
+def short(value, limit=120):
+    text = value if isinstance(value, str) else \
+        json.dumps(value, ensure_ascii=False, default=lambda o: type(o).__name__)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
+
+
+class Replay:
+    """The recipe's steps against a server; what it made, to delete at the end."""
+
+    def __init__(self, recipe, base_url, key):
+        self.recipe, self.base_url, self.key = recipe, base_url.rstrip("/"), key
+        self.ids = {}
+        self.names = {ref: f"{n['label']}-{secrets.token_hex(5)}"
+                      for ref, n in recipe["names"].items()}
+        self.made = []  # (method, target) to delete, oldest first
+
+    def fill(self, parts):
+        out = []
+        for part in parts:
+            if isinstance(part, str):
+                out.append(part)
+            elif "id" in part:
+                if part["id"] not in self.ids:
+                    raise Missing(part["id"])
+                value = self.ids[part["id"]]
+                out.append(quote(value, safe="") if part.get("quote") else value)
+            elif "name" in part:
+                out.append(self.names[part["name"]])
+            elif "key" in part:
+                out.append(self.key)
+        return "".join(out)
+
+    def resolve(self, value):
+        """A recorded JSON value with this run's ids and names (an id not known: Anything)."""
+        if isinstance(value, dict):
+            if list(value) == [TEMPLATE]:
+                try:
+                    return self.fill(value[TEMPLATE])
+                except Missing:
+                    return Anything()
+            if list(value) == [LONG]:
+                return Long(*value[LONG])
+            return {k: self.resolve(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.resolve(v) for v in value]
+        return value
+
+    def target(self, step):
+        query = self.fill(step.get("query") or [])
+        return self.fill(step["path"]) + ("?" + query if query else "")
+
+    def send(self, step):
+        headers = {"User-Agent": "boardcert-reproduce"}
+        headers.update({k: self.fill(v) for k, v in step["headers"].items()})
+        if step["key"] == "***":
+            headers[KEY_HEADER] = self.key
+        elif step["key"] is not None:
+            headers[KEY_HEADER] = step["key"]
+        body = step["body"]
+        if body is not None:
+            body = base64.b64decode(body["base64"]) if "base64" in body else \
+                self.fill(body["text"]).encode("utf-8")
+        return request(self.base_url, step["method"], self.target(step), headers, body,
+                       self.recipe["timeout"], self.recipe["max_body"])
+
+    def capture(self, step, answer):
+        """The ids the step's answer shows (where the run's showed them, else in the record
+        that holds the names the step sent)."""
+        for wanted in step.get("capture", []):
+            try:
+                body = answer.json()
+            except ValueError:
+                return
+            where = {k: self.fill(v) for k, v in wanted["where"].items()}
+            value, found = at(body, wanted["at"])
+            record, _ = at(body, wanted["at"][:-1])
+            if not found or isinstance(value, (dict, list)) or where and not (
+                    isinstance(record, dict) and all(record.get(k) == v
+                                                     for k, v in where.items())):
+                value = search(body, where, wanted["at"][-1]) if where else None
+            if value is not None:
+                self.ids[wanted["id"]] = str(value)
+
+    def judge(self, condition, answer, readings):
+        """Whether the failure's condition holds on this answer, and what was found."""
+        kind, status = condition["kind"], answer.status
+        if status is None:
+            return True, f"no answer: {answer.error}"
+        if kind == "no-answer":
+            return bool(answer.failure), answer.error or f"answered {status}"
+        if kind == "status":
+            wanted = condition["want"]
+            return not STATUS[wanted](status), f"status {status} ({wanted} wanted)"
+        if kind == "status-was":
+            was = condition["was"]
+            return status == was, f"status {status} (the failing run got {was})"
+        if kind == "changed":
+            return changed(*readings)
+        if kind == "answer":
+            return self.same_answer(condition["answer"], answer)
+        text = answer.body.decode("utf-8", "replace")
+        if kind == "media-type":
+            media = answer.headers.get("content-type", "").split(";")[0].strip().lower()
+            ok = not text.strip() or media == "application/json" or media.endswith("+json")
+            return not ok, f"Content-Type {media or '(none)'}"
+        try:
+            body = json.loads(text) if text.strip() else None
+        except ValueError:
+            return True, f"a body that is not JSON: {short(text)}"
+        if kind == "not-json":
+            return False, "a JSON body"
+        return self.judge_value(condition, body)
+
+    def judge_value(self, condition, body):
+        kind = condition["kind"]
+        path = "body" + "".join(f"[{s}]" if isinstance(s, int) else f".{s}"
+                                for s in condition["at"])
+        value, found = at(body, condition["at"])
+        shown = short(value) if found else "missing"
+        if kind == "missing":
+            return not found, f"{path} {'is there' if found else 'is missing'}"
+        if kind == "present":
+            return found, f"{path} {'is there' if found else 'is gone'}"
+        if kind == "type":
+            wrong = found and not set(json_type(value)) & set(condition["want"])
+            return wrong, f"{path} is {shown} ({'/'.join(condition['want'])} wanted)"
+        if kind == "value":
+            wanted = self.resolve(condition["want"])
+            return not (found and same(value, wanted)), \
+                f"{path} is {shown} ({short(wanted)} wanted)"
+        return found and same(value, self.resolve(condition["value"])), f"{path} is {shown}"
+
+    def same_answer(self, recorded, answer):
+        """Whether this is the failing run's answer again (ids, names and times aside)."""
+        if answer.status != recorded["status"]:
+            return False, f"status {answer.status} (the failing run got {recorded['status']})"
+        if recorded.get("cut"):
+            return True, f"status {answer.status}, as in the failing run (its body is too " \
+                         "large to compare)"
+        text = answer.body.decode("utf-8", "replace")
+        if "digest" in recorded or "text" in recorded:
+            again = Long(*recorded["digest"]).matches(text) if "digest" in recorded else \
+                text == self.fill(recorded["text"])
+            return again, f"status {answer.status}, {'the same' if again else 'another'} body"
+        try:
+            body = json.loads(text) if text.strip() else None
+        except ValueError:
+            return False, f"status {answer.status}, a body that is not JSON this time"
+        found = differences(self.resolve(recorded["json"]), body)
+        if found:
+            return False, f"status {answer.status}, the body differs from the failing " \
+                          f"run's at {', '.join(found[:5])}"
+        return True, f"the failing run's answer again (status {answer.status})"
+
+    def run(self, out):
+        steps = self.recipe["steps"]
+        held, unfinished = [], None
+        for n, step in enumerate(steps, 1):
+            try:
+                label = f"{step['method']} {self.target(step)}"
+                readings = []
+                if step.get("around"):
+                    readings = [self.send(step["around"]), self.send(step["around"])]
+                answer = self.send(step)
+                if step.get("around"):
+                    readings.append(self.send(step["around"]))
+            except Missing as missing:
+                unfinished = f"step {n} needs the id of {missing.args[0]}, which no earlier " \
+                             "answer showed"
+                break
+            out(f"[{n}/{len(steps)}] {label} -> {answer.describe()}")
+            if step.get("shown") and answer.status is not None:
+                text = answer.body.decode("utf-8", "replace")
+                out("      " + (text if len(text) <= SHOWN else
+                                 f"{text[:SHOWN]}… ({len(text)} characters in all)"))
+            for condition in step.get("conditions", []):
+                holds, what = self.judge(condition, answer, readings)
+                out(f"      {'FAILS' if holds else 'passes'}: {what}")
+                if holds:
+                    held.append(f"step {n}: {what}")
+            self.capture(step, answer)
+            if step.get("cleanup"):
+                self.remember(step["cleanup"], out)
+            if step.get("capture") and not step.get("shown") and \
+                    not 200 <= (answer.status or 0) < 300:
+                unfinished = f"step {n} ({step['label']}) got {answer.describe()}: what " \
+                             "the failing request needs could not be made"
+                break
+        return held, unfinished
+
+    def remember(self, cleanup, out):
+        try:
+            self.made.append((cleanup["method"], self.target(cleanup)))
+        except Missing:
+            out("      (what it made cannot be deleted: the answer shows no id)")
+
+    def clean_up(self, keep, out):
+        for method, target in reversed(self.made):
+            if keep:
+                out(f"left in place; delete it with: curl -sS -X {method} -H "
+                    f"\"{KEY_HEADER}: $BOARDCERT_API_KEY\" '{self.base_url}{target}'")
+                continue
+            answer = request(self.base_url, method, target, {KEY_HEADER: self.key}, None,
+                             self.recipe["timeout"], self.recipe["max_body"])
+            out(f"clean-up: {method} {target} -> {answer.describe()}")
+
+
+def search(body, where, key):
+    """The `key` of the first JSON object holding every field of `where`."""
+    if isinstance(body, dict):
+        if all(body.get(k) == v for k, v in where.items()) and key in body:
+            return body[key]
+        body = list(body.values())
+    if isinstance(body, list):
+        for inner in body:
+            found = search(inner, where, key)
+            if found is not None:
+                return found
+    return None
+
+
+def changed(before, control, after):
+    """Whether the request changed what the reading shows, beyond what changed on its own
+    between the two readings before it."""
+    if before.status != after.status:
+        return True, f"the reading answered {before.status} before and {after.status} after"
+    try:
+        first, again, last = (json.loads(r.body) for r in (before, control, after))
+    except ValueError:
+        same_bytes = before.body == after.body
+        return not same_bytes, f"the reading's body {'is the same' if same_bytes else 'changed'}"
+    moved = [d for d in differences(first, last) if d not in differences(first, again)]
+    return bool(moved), (f"the reading changed at {', '.join(moved[:5])}" if moved
+                         else "the reading is unchanged")
+
+
+def main(recipe, argv=None, out=print):
+    parser = argparse.ArgumentParser(description=f"Reproduce the failure of {recipe['test']}.")
+    parser.add_argument("--base-url", default=recipe["base_url"],
+                        help=f"the server (default: the run's, {recipe['base_url']})")
+    parser.add_argument("--keep", action="store_true",
+                        help="leave what the script made in place (it prints how to delete it)")
+    args = parser.parse_args(argv)
+    key = os.environ.get("BOARDCERT_API_KEY", "")
+    if not key and any(s["key"] == "***" for s in recipe["steps"]):
+        out("reproduce: set BOARDCERT_API_KEY to the server's key")
+        return USAGE
+    out(f"Reproducing {recipe['test']} against {args.base_url}")
+    out(f"It failed with: {(recipe['message'].splitlines() or [''])[0]}")
+    replay = Replay(recipe, args.base_url, key)
+    try:
+        held, unfinished = replay.run(out)
+    finally:
+        replay.clean_up(args.keep, out)
+    if held:
+        out(f"REPRODUCED: the failure is still there ({held[0]})")
+        return REPRODUCED
+    if unfinished:
+        out(f"NOT FINISHED: {unfinished}")
+        return UNFINISHED
+    out("NOT REPRODUCED: the server now passes what this test failed on "
+        "(run boardcert again to certify it)")
+    return PASSES
+
+
+def run(recipe):
+    """The script's entry: main's exit status as the process's."""
+    sys.exit(main(recipe, out=lambda text: print(text, flush=True)))

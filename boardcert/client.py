@@ -207,6 +207,9 @@ class Client:
     def __init__(self, target: Target, transport: httpx.BaseTransport | None = None) -> None:
         self.target = target
         self.log: list[Exchange] = []
+        # Every exchange as it completes, those made aside too (what made an id a failing
+        # request uses: boardcert.reproduce.index); the same objects as the log's.
+        self.history: list[Exchange] = []
         # The httpx.Client sets up what a request goes through (the connection pool and its
         # limits, or the transport given; proxies from the environment; the base URL, default
         # headers and timeout) and closes it; requests go to its transport directly (`_build`).
@@ -337,6 +340,7 @@ class Client:
             exchange.elapsed = time.perf_counter() - started
             silent = exchange.failure in (CONNECT, TIMEOUT)
             self.unanswered = self.unanswered + 1 if silent else 0
+            self.history.append(exchange)
         if exchange.error:
             raise ExchangeError(f"request failed: {exchange.error}", exchanges=[exchange],
                                 conditions=[when.no_answer(exchange)])

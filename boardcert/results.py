@@ -229,8 +229,26 @@ class Collector:
             terminalreporter.line(f"{level:6} {k['passed']:3} passed  {k['failed']:3} failed  "
                                   f"{k['not assessed']:3} not assessed  (of {k['total']})"
                                   + (f"; {some} of the passed {partly.LABEL}" if some else ""))
+        for line in after_the_run(report, self.directory):
+            terminalreporter.line(line)
         terminalreporter.line(f"verdict: {report['verdict']}; report: "
                               f"{self.directory / compliance.HTML_NAME}")
+
+
+def after_the_run(report: dict[str, Any], directory: Path) -> list[str]:
+    """How to send a failure's requests again once the run is over, and what --keep-failed
+    left on the server."""
+    lines = []
+    if any(t.get("reproduction") for t in report["tests"]):
+        lines.append(f"each failure can be reproduced after the run: boardcert reproduce "
+                     f"{directory} TEST (its script: {directory / 'reproduce'}/<test>.py)")
+    kinds = Counter(k["kind"] for k in report.get("kept") or [])
+    if kinds:
+        what = ", ".join(f"{n} {kind.replace('_', ' ')}{'s' * (n != 1 and kind == 'project')}"
+                         for kind, n in sorted(kinds.items()))
+        lines.append(f"left on the server for the failed tests (--keep-failed): {what}; "
+                     f"boardcert cleanup {directory} deletes it")
+    return lines
 
 
 def console_summary(report: dict[str, Any]) -> list[str]:

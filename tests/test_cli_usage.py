@@ -17,7 +17,8 @@ from boardcert.cli.parser import closest
 
 # Each subcommand with the arguments it requires.
 COMMANDS = {"run": [], "report": ["DIR"], "requirements": [], "profile": [], "serve": [],
-            "verify": ["b.zip"], "diff": ["A", "B"], "keygen": ["DIR"]}
+            "verify": ["b.zip"], "diff": ["A", "B"], "keygen": ["DIR"],
+            "reproduce": ["DIR", "TEST"], "cleanup": ["DIR"]}
 
 
 def help_of(capsys: pytest.CaptureFixture[str], *argv: str) -> str:

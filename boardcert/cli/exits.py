@@ -24,7 +24,7 @@ EXIT_CODES = {
     EXIT_INTERRUPTED: "interrupted (Ctrl-C); the clean-up still ran",
 }
 REPORT_FILES = ("compliance.html", "compliance.md", "compliance-summary.md", "compliance.json",
-                "badge.svg", "junit.xml", "junit-properties.xml", "allure-results",
+                "badge.svg", "junit.xml", "junit-properties.xml", "allure-results", "reproduce",
                 "certificate.intoto.jsonl", "attestations")  # these two: after_run writes
 
 

@@ -1,7 +1,7 @@
 """Which exchange of a test process made each id it uses (for boardcert.reproduce.recipe): the
 operation a request is (`route`: section 4's, or a removed path of section 9), and the ids the
 answers of the creating operations and of op 1 brought (`Index`, one per client, following its
-log)."""
+history of every exchange it completed)."""
 
 from __future__ import annotations
 
@@ -68,30 +68,30 @@ class Made:
 
 class Index:
     """The ids the process's exchanges made (the answers of the creating operations and of
-    op 1), in the order of the client's log; updated as the log grows."""
+    op 1), in the order they completed; updated as the client's history grows."""
 
     def __init__(self, base_url: str) -> None:
         self.base_url = base_url
         self.seen = 0
-        self.pos: dict[int, int] = {}  # id(exchange) -> its place in the log
+        self.pos: dict[int, int] = {}  # id(exchange) -> its place in the history
         self.made: dict[str, list[Made]] = {}  # the id as text -> what made it
         self.by_exchange: dict[int, list[Made]] = {}  # id(exchange) -> the ids it made
         self.known: set[tuple[str, str]] = set()
         self.named: dict[str, Exchange] = {}  # a name -> the first write that sent it
 
-    def update(self, log: list[Exchange]) -> None:
-        for n in range(self.seen, len(log)):
-            self.pos[id(log[n])] = n
-            self._scan(log[n])
-        self.seen = len(log)
+    def update(self, history: list[Exchange]) -> None:
+        for n in range(self.seen, len(history)):
+            self.pos[id(history[n])] = n
+            self._scan(history[n])
+        self.seen = len(history)
 
     def place(self, exchange: Exchange) -> int:
         return self.pos.get(id(exchange), self.seen)
 
     def producer(self, value: str, kind: str | None, before: Exchange) -> Made | None:
         """What made `value` for `before`: of `kind` when the request says which, else of a
-        known kind, else seen in another answer ("other"); the latest before it in the log,
-        else (made aside, the log's order is not the sending order) the first."""
+        known kind, else seen in another answer ("other"); the last one completed before it,
+        else the first."""
         found = [m for m in self.made.get(value, ()) if m.exchange is not before]
         typed = [m for m in found if (m.kind == kind if kind else m.kind != "other")]
         found = typed or [m for m in found if m.kind == "other"]
@@ -159,11 +159,12 @@ _INDEXES: weakref.WeakKeyDictionary[Client, Index] = weakref.WeakKeyDictionary()
 
 
 def index(client: Client) -> Index:
-    """The client's index, brought up to date with its log."""
+    """The client's index, brought up to date with every exchange it completed (its history:
+    a set-up made aside joins the log only when a test adopts it, if ever)."""
     found = _INDEXES.get(client)
     if found is None:
         found = _INDEXES[client] = Index(client.target.base_url)
-    found.update(client.log)
+    found.update(client.history)
     return found
 
 

@@ -2,14 +2,15 @@
 exchanges themselves (never from their text).
 
 The steps are the failing requests and, for a test whose earlier requests set the scene, its
-writes before them to the same projects; before them, whatever made the ids they use, found in
-the process's whole log (boardcert.reproduce.index), made again the same way (the same request,
-its own ids put back). A producing step says where its answer holds the new id (`capture`);
-each id, each name (`bc-<label>-<hex>`: the script makes fresh ones) and the key are parts of
-a request's text, filled in by the script. The failure's conditions
-(boardcert.reproduce.conditions) name the steps they read; a "changed" condition's step is sent
-between readings (`around`). A step that made a project (or plugin data) says how to delete
-it. The key is never in a recipe: a request sent with it says "***".
+writes before them in the same projects; before them, what made the ids they use and first sent
+the names they use, found among every exchange of the process (boardcert.reproduce.index) and
+made again the same way (the same request, its own ids put back). A producing step says where
+its answer holds the new id (`capture`); ids, names (`bc-<label>-<hex>`: the script makes fresh
+ones) and the key are parts of a request's text (boardcert.reproduce.parts), filled in by the
+script. The failure's conditions (boardcert.reproduce.conditions) name the steps they read; a
+"changed" condition's step is sent between readings (`around`). A step that made a project (or
+plugin data) says how to delete it. The key is never in a recipe: a request sent with it says
+"***".
 """
 
 from __future__ import annotations
@@ -155,8 +156,8 @@ class Builder:
         return found
 
     def chosen(self, failing: list[Exchange], seeds: list[Exchange]) -> list[Exchange]:
-        """These exchanges and those they rest on, in the log's order, but each after what it
-        rests on (a set-up made aside joins the log when a test adopts it)."""
+        """These exchanges and those they rest on, in the order they completed, each after what
+        it rests on."""
         kept = {id(x): x for x in [*failing, *seeds]}
         queue = list(kept.values())
         while queue:

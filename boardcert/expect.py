@@ -5,6 +5,7 @@ says what was expected and what came back."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -153,12 +154,13 @@ def observed(send: Callable[[], Exchange], read: Callable[[], Any]) -> Outcome:
     return Outcome(exchange, before, read(), read=read)
 
 
+Path = tuple[str, ...]  # keys of a JSON value, "*" for any position of a list
+
+
 def changes_nothing(requirement: str, what: str, outcome: Outcome) -> None:
     """The request created nothing and `what` it could change reads back as it was, but for
-    the fields that change on their own: where the two readings differ, a control read (two
-    readings with nothing in between) shows them (a request id, a read time, at any depth),
-    and they are left out of both (the failure names them). A field that changes on its own
-    only now and then (a clock ticking once a second) cannot be told from an effect."""
+    the fields that change on their own (`on_their_own`: a request id, a read time, at any
+    depth), left out of both readings (the failure names them)."""
     if outcome.unreadable is not None:
         raise outcome.unreadable
     if outcome.created:
@@ -166,16 +168,37 @@ def changes_nothing(requirement: str, what: str, outcome: Outcome) -> None:
              got=f"{outcome.created} created", conditions=[when.status_was(outcome.exchange)])
     before, after, ignored = outcome.before, outcome.after, ""
     if before != after and outcome.read is not None:
-        volatile = _paths(outcome.read(), outcome.read())
+        volatile = on_their_own(_paths(before, after), outcome.read)
         before, after = _without(before, volatile), _without(after, volatile)
         if volatile:
             shown = ", ".join(sorted(_dotted(p) for p in volatile))
-            ignored = (f" (left out as changing on their own between two readings with "
+            ignored = (f" (left out as changing on their own between readings with "
                        f"nothing in between: {shown})")
     unchanged(requirement, what, before, after, outcome.exchange, ignored)
 
 
-Path = tuple[str, ...]  # keys of a JSON value, "*" for any position of a list
+# A clock that ticks once a second moves within LATE: a read time to the second differs between
+# readings a request apart now and then, and between two readings in a row almost never.
+LATE = 1.1
+_SEEN_STILL: set[Path] = set()  # held still for LATE once: not a coarse clock (this process)
+_SEEN_MOVING: set[Path] = set()  # moved on its own once
+
+
+def on_their_own(differing: set[Path], read: Callable[[], Any]) -> set[Path]:
+    """Which of the `differing` paths change on their own: those that differ between two
+    readings with nothing in between, and, for the others, between a reading and one LATE
+    seconds after it (nothing in between either): a read time that ticks once a second. Each
+    path's late answer is remembered, so a run waits at most once for it."""
+    first, second = read(), read()
+    moving = _paths(first, second) | (differing & _SEEN_MOVING)
+    unknown = differing - moving - _SEEN_STILL
+    if unknown:
+        time.sleep(LATE)
+        late = _paths(second, read())
+        moving |= late
+        _SEEN_MOVING.update(late & unknown)
+        _SEEN_STILL.update(unknown - late)
+    return moving
 
 
 def _paths(first: Any, second: Any, at: Path = ()) -> set[Path]:

@@ -138,3 +138,52 @@ def test_changes_nothing_leaves_out_what_changes_on_its_own():
     unread = expect.Outcome(exchange(401), project(), project())
     with pytest.raises(Violation):  # no way to read it again: no field can be left out
         expect.changes_nothing("AUTH-REJECTED-CHANGES-NOTHING", "the project", unread)
+
+
+@pytest.fixture
+def fresh_memory(monkeypatch):
+    """changes_nothing's memory of which fields move on their own, empty; no real pause."""
+    monkeypatch.setattr(expect, "_SEEN_STILL", set())
+    monkeypatch.setattr(expect, "_SEEN_MOVING", set())
+    pauses: list[float] = []
+    monkeypatch.setattr(expect.time, "sleep", pauses.append)
+    return pauses
+
+
+def test_changes_nothing_leaves_out_a_read_time_to_the_second(fresh_memory, monkeypatch):
+    """A read time that ticks once a second differs between the readings a request apart and
+    not between two readings in a row: a reading LATE seconds later shows it moving on its
+    own, so it is left out (once learnt, without waiting again); a rename beside it fails."""
+    server = {"name": "p", "second": 0}
+
+    def read() -> dict[str, Any]:
+        return {"id": "p", "name": server["name"], "servedAt": f"10:00:{server['second']:02}"}
+
+    def outcome(rename: str | None = None) -> expect.Outcome:
+        before = read()
+        server["second"] += 1  # the request straddles a tick
+        server["name"] = rename or server["name"]
+        return expect.Outcome(exchange(401), before, read(), read=read)
+
+    def tick(seconds: float) -> None:
+        fresh_memory.append(seconds)
+        server["second"] += 1
+
+    monkeypatch.setattr(expect.time, "sleep", tick)
+    expect.changes_nothing("AUTH-REJECTED-CHANGES-NOTHING", "the project", outcome())
+    assert fresh_memory == [expect.LATE]
+    with pytest.raises(Violation) as failed:
+        expect.changes_nothing("AUTH-REJECTED-CHANGES-NOTHING", "the project", outcome("q"))
+    assert "name: 'p' -> 'q'" in str(failed.value) and "servedAt" in str(failed.value)
+    assert fresh_memory == [expect.LATE] * 2  # the name was new to it: it held still
+    with pytest.raises(Violation):
+        expect.changes_nothing("AUTH-REJECTED-CHANGES-NOTHING", "the project", outcome("r"))
+    assert len(fresh_memory) == 2  # both fields known by now: no more waiting
+
+
+def test_changes_nothing_waits_only_for_a_difference(fresh_memory):
+    """Readings that agree cost no control read and no pause."""
+    reads = []
+    same = expect.Outcome(exchange(401), {"a": 1}, {"a": 1}, read=lambda: reads.append(1))
+    expect.changes_nothing("AUTH-REJECTED-CHANGES-NOTHING", "the project", same)
+    assert (reads, fresh_memory) == ([], [])

@@ -287,6 +287,12 @@ def volatile(body: Any) -> Any:
     return {**body, "requestId": str(uuid.uuid4()), "rows": rows}
 
 
+def coarse_read_time(body: Any) -> Any:
+    """A Project with the time it was read, to the tenth of a second (a clock that ticks, not
+    one that is new on every read: two readings in a row mostly agree)."""
+    return {**body, "servedAt": datetime.now().strftime("%H:%M:%S.%f")[:10]}
+
+
 def _variant(name: str, description: str, handler: Handler, profile: str | None = None,
              make: Any = None) -> Variant:
     return Variant(name, description, None, make or (lambda _key: handler), profile)
@@ -329,6 +335,8 @@ CONFORMANT: list[Variant] = [
              on(set(RENAMED), _other_bodies), "other-request-bodies.yaml"),
     _variant("volatile-fields", "every Project carries a new requestId and each of its rows a "
              "new readAt on every read", edit_answers(PROJECT_OPS, volatile)),
+    _variant("coarse-read-time", "every Project carries the time it was read, to the tenth of "
+             "a second", edit_answers(PROJECT_OPS, coarse_read_time)),
     _variant("bodies-elsewhere", "every body the interface does not show takes other names, "
              "op 7 rowName only, anchors required, op 27 entityId in a header; no profile",
              on({*ELSEWHERE, 7, 18, 20, 23, 27}, _bodies_elsewhere)),

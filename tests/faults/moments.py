@@ -166,7 +166,7 @@ def _conflicts() -> Handler:
             return error(409, "another change to this project is under way; try again")
         busy.add(project)
         try:
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.002)  # long enough for requests sent together to meet
             return await forward(request)
         finally:
             busy.discard(project)

@@ -7,6 +7,8 @@ from importlib.metadata import PackageNotFoundError, version
 
 # httpx imports its command-line client (click, rich and pygments: 1% of a quick run's
 # instructions) unless that import fails, as it does without them: boardcert never runs it.
+# (A speed patch made here, before anything imports httpx; the speed plugin checks that it
+# took: boardcert.speed.patches.httpx_command_line.)
 sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
 
 try:

@@ -5,7 +5,8 @@ boardcert.plugin; inert without `--junitxml`). Two files from pytest's one:
   (tests/data/junit-10.xsd): a `<testcase>` holds no `<properties>` and no file/line
   attributes, so each test's data is a `<system-out>` of `name: value` lines
   (`requirements`, `operations`, `failed_requirements`, ...), and a failed test's `evidence:`
-  line says how many exchanges it has and where they are, followed by their curl lines.
+  line says how many exchanges it has and where they are, followed by their curl lines; its
+  `reproduce:` line names its reproduction script in the report directory.
 - `junit-properties.xml` beside it (`<stem>-properties.xml`) for tools that read testcase
   properties (Xray, the Jenkins JUnit plugin): pytest's family xunit1, the
   same data as `<property>` elements, `evidence` the exchanges as a JSON list

@@ -237,3 +237,14 @@ def test_failures_show_request_response_and_curl(page: WebDriver):
 def test_the_page_loads_nothing(page: WebDriver):
     """The report is self-contained: the browser fetched no resource besides the page."""
     assert page.execute_script("return performance.getEntriesByType('resource').length") == 0
+
+
+def test_without_a_clipboard_the_whole_text_is_selected(page: WebDriver):
+    """Where the page may not write the clipboard, Copy opens the whole text and selects it."""
+    page.execute_script("navigator.clipboard.writeText = () => Promise.reject(new Error('no'));"
+                        "document.execCommand = () => false;")
+    button = find(page, "#failures .fold.curl.folded button.copy")
+    button.click()
+    assert button.text == "Selected: Ctrl+C"
+    selected = page.execute_script("return window.getSelection().toString()")
+    assert selected.startswith("curl -sS -X PATCH") and LONG_NAME in selected

@@ -15,6 +15,7 @@ from boardcert.board import unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
 from boardcert.early import Watched
+from boardcert.reproduce import conditions as when
 
 PROJECT_OPS = (2, 3, 5, 7, 8, 9, 10, 11, 12, 13, 14)
 
@@ -282,4 +283,5 @@ def test_update_moves_updated_at(number, api, client, updated_at_watch, row_name
     if body["updatedAt"] == watched.before:
         expect.fail("PROJECT-UPDATED-AT", f"updatedAt to differ from {watched.before!r}, read "
                     f"{seconds:.1f} s before op {number} updated the Project", after,
-                    got="the same updatedAt")
+                    got="the same updatedAt", conditions=[when.same_as(
+                        after, ["updatedAt"], watched.exchanges[-1], early.SECOND)])

@@ -264,6 +264,9 @@ def test_conditions_hold_only_on_the_failure():
     assert judged(changed, answer(400, {}), read, read, answer(200, {"name": "b"}))
     assert not judged(changed, answer(400, {}), read, moved, moved)  # it moves on its own
     assert judged({"kind": "no-answer"}, engine.Answer(failure="timeout", error="late"))
+    replay = engine.Replay({"names": {}, "timeout": 1, "max_body": 1 << 20}, "http://x", "k")
+    assert replay.judge({"kind": "missing", "at": ["plugins"], "status": 200},
+                        answer(404, {"error": "no such plugin"}), [])[0] is None  # unjudged
 
 
 def test_script_names_are_file_names():

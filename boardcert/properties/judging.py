@@ -210,6 +210,8 @@ def _conditions(failure: Failure, exchange: Any, probe: Any) -> list[when.Condit
         return [when.status(exchange, _STATUS_WANTED[kind])]
     if kind in ("MalformedJson", "ContentDeserializationError"):
         return [when.not_json(exchange)]
+    if kind == "UndefinedStatusCode":
+        return [when.status_was(exchange)]
     if probe is not None and name == KEY_CHECK:
         return [when.status(probe, "4xx")]
     own = next((c for c in checks.CHECKS if f"boardcert_{c.name}" == name), None)

@@ -13,6 +13,8 @@ answer (`on`: the Exchange itself, until boardcert.reproduce.recipe turns it int
     type        the value at `at` has none of the JSON types `want`
     value       the value at `at` is not `want` (or is missing)
     same-value  the value at `at` is still `value`
+    same-as     the value at `at` is the one at `at` of an earlier answer (`as`: its
+                exchange), read `pause` seconds or more before the requests in between
     changed     what a reading shows changed across the request (beyond what changes on its
                 own between two readings): "a rejected request changes nothing"
     answer      the answer is the failing run's (status and body, ids and names aside)
@@ -64,6 +66,10 @@ def value(exchange: Any, at: Path, want: Any) -> Condition:
 
 def same_value(exchange: Any, at: Path, found: Any) -> Condition:
     return {"kind": "same-value", "on": exchange, "at": list(at), "value": found}
+
+
+def same_as(exchange: Any, at: Path, earlier: Any, pause: float = 0.0) -> Condition:
+    return {"kind": "same-as", "on": exchange, "at": list(at), "as": earlier, "pause": pause}
 
 
 def changed(exchange: Any) -> Condition:

@@ -15,6 +15,7 @@ import re
 import secrets
 import socket
 import sys
+import time
 from urllib.parse import quote, urlsplit
 
 PASSES, REPRODUCED, USAGE, UNFINISHED = 0, 1, 2, 3
@@ -150,6 +151,7 @@ class Replay:
         self.names = {ref: f"{n['label']}-{secrets.token_hex(5)}"
                       for ref, n in recipe["names"].items()}
         self.made = []  # (method, target) to delete, oldest first
+        self.answers = {}  # step index -> its answer
 
     def fill(self, parts):
         out = []
@@ -233,6 +235,8 @@ class Replay:
             return status == was, f"status {status} (the failing run got {was})"
         if kind == "changed":
             return changed(*readings)
+        if kind == "same-as" and condition.get("status") in (None, status):
+            return self.same_as(condition, answer)
         if kind == "answer":
             return self.same_answer(condition["answer"], answer)
         text = answer.body.decode("utf-8", "replace")
@@ -246,6 +250,8 @@ class Replay:
             return True, f"a body that is not JSON: {short(text)}"
         if kind == "not-json":
             return False, "a JSON body"
+        if condition.get("status") not in (None, status):  # not the answer the check read
+            return None, f"status {status} where the run's answer was {condition['status']}"
         return self.judge_value(condition, body)
 
     def judge_value(self, condition, body):
@@ -266,6 +272,17 @@ class Replay:
             return not (found and same(value, wanted)), \
                 f"{path} is {shown} ({short(wanted)} wanted)"
         return found and same(value, self.resolve(condition["value"])), f"{path} is {shown}"
+
+    def same_as(self, condition, answer):
+        """Whether a value is the one an earlier answer had (exactly: a time too)."""
+        try:
+            now, before = at(answer.json(), condition["at"]), \
+                at(self.answers[condition["as"]].json(), condition["at"])
+        except (KeyError, ValueError):
+            return False, "the values to compare are not there"
+        where = "body." + ".".join(map(str, condition["at"]))
+        return now[1] and before[1] and now[0] == before[0], \
+            f"{where} is {short(now[0])}, {short(before[0])} before (step {condition['as'] + 1})"
 
     def same_answer(self, recorded, answer):
         """Whether this is the failing run's answer again (ids, names and times aside)."""
@@ -306,15 +323,21 @@ class Replay:
                              "answer showed"
                 break
             out(f"[{n}/{len(steps)}] {label} -> {answer.describe()}")
+            self.answers[n - 1] = answer
+            if step.get("pause"):
+                time.sleep(step["pause"])
             if step.get("shown") and answer.status is not None:
                 text = answer.body.decode("utf-8", "replace")
                 out("      " + (text if len(text) <= SHOWN else
                                  f"{text[:SHOWN]}… ({len(text)} characters in all)"))
             for condition in step.get("conditions", []):
                 holds, what = self.judge(condition, answer, readings)
-                out(f"      {'FAILS' if holds else 'passes'}: {what}")
+                out(f"      {'FAILS' if holds else 'passes' if holds is False else 'unjudged'}"
+                    f": {what}")
                 if holds:
                     held.append(f"step {n}: {what}")
+                elif holds is None and not unfinished:
+                    unfinished = f"step {n}: {what}: the check could not be made again"
             self.capture(step, answer)
             if step.get("cleanup"):
                 self.remember(step["cleanup"], out)

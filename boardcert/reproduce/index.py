@@ -17,7 +17,8 @@ from urllib.parse import unquote, urlsplit
 from boardcert import removed, resources, spec
 from boardcert.client import Client, Exchange
 
-NAME = re.compile(r"\bbc-[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-[0-9a-f]{10}\b")
+# A name the run made (board.unique), also right after a JSON escape such as \t
+NAME = re.compile(r"bc-[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-[0-9a-f]{10}(?![0-9a-f])")
 
 
 # --- which operation a request is -----------------------------------------------------------
@@ -78,6 +79,7 @@ class Index:
         self.by_exchange: dict[int, list[Made]] = {}  # id(exchange) -> the ids it made
         self.known: set[tuple[str, str]] = set()
         self.named: dict[str, Exchange] = {}  # a name -> the first write that sent it
+        self.written: dict[str, list[Exchange]] = {}  # a path -> the POSTs and PUTs to it
 
     def update(self, history: list[Exchange]) -> None:
         for n in range(self.seen, len(history)):
@@ -98,6 +100,15 @@ class Index:
         earlier = [m for m in found if self.place(m.exchange) < self.place(before)]
         return earlier[-1] if earlier else (found[0] if found else None)
 
+    def writer(self, exchange: Exchange) -> Exchange | None:
+        """The last POST or PUT to the path a GET, PATCH or DELETE names, answered 2xx before
+        it (a plugin attached, plugin data stored: what it reads, changes or removes)."""
+        if exchange.method not in ("GET", "PATCH", "DELETE"):
+            return None
+        found = [x for x in self.written.get(path_of(exchange, self.base_url)[0], ())
+                 if self.place(x) < self.place(exchange)]
+        return found[-1] if found else None
+
     def introducer(self, name: str, before: Exchange) -> Exchange | None:
         """The write that first sent a name (a metadata key, plugin data's key, a new name)."""
         found = self.named.get(name)
@@ -109,6 +120,8 @@ class Index:
         if exchange.method not in ("GET", "HEAD", "OPTIONS"):
             for name in NAME.findall(f"{exchange.url} {text_of(exchange.request_body)}"):
                 self.named.setdefault(name, exchange)
+        if exchange.method in ("POST", "PUT"):
+            self.written.setdefault(path_of(exchange, self.base_url)[0], []).append(exchange)
         found, _ = route(exchange.method, path_of(exchange, self.base_url)[0])
         number = found.number if found else None
         if number != 1 and number not in resources.CREATED_BY:
@@ -134,10 +147,11 @@ class Index:
 
 
 def _kind(number: int | None, at: list[Any], record: dict[str, Any], names: set[str]) -> str:
-    if number == 1:
-        top = str(at[0]) if at else ""
-        return {"currentProject": "project", "currentOrganization": "organization",
-                "organizations": "organization"}.get(top, "other")
+    if number == 1:  # the records op 1 shows themselves, not those inside them
+        top = {("currentProject",): "project", ("currentOrganization",): "organization"}
+        if len(at) == 2 and at[0] == "organizations" and isinstance(at[1], int):
+            return "organization"
+        return top.get(tuple(at), "other")
     named = any(isinstance(v, str) and v in names for v in record.values())
     return resources.CREATED_BY[number].name if named or not at else "other"
 

@@ -30,6 +30,8 @@ from boardcert.reproduce.parts import LONG, Part, Refs, digest, digested, join, 
 FORMAT = 1
 PATH_KINDS = {"projectId": "project", "rowId": "row", "columnId": "column", "cardId": "card",
               "organizationId": "organization"}
+NOT_MADE = frozenset({"pluginId"})  # the profile's, never an id an answer brought
+BODY_KINDS = frozenset({"missing", "present", "type", "value", "same-value", "same-as"})
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
 MAX_STEPS = 60  # beyond: the scene's writes are left out; the failure and its ids' makers stay
 ANSWER_MAX = 20_000  # characters of an answer kept for the "answer" condition
@@ -68,6 +70,7 @@ class Builder:
                 else:
                     readings[id(c["on"])] = reading
         scene = self.scene(failing, test_log) if all(v.scene for v in violations) else []
+        scene += [c["as"] for c in conditions if c["kind"] == "same-as"]
         seeds = [*scene, *readings.values()]
         chosen = self.chosen(failing, seeds)
         if len(chosen) > MAX_STEPS:
@@ -89,7 +92,11 @@ class Builder:
                 if made.kind != "other":
                     self.refs.ref(made)
         for c in conditions:
-            steps[where[id(c["on"])]].setdefault("conditions", []).append(self.condition(c))
+            shown = self.condition(c)
+            if "as" in c:  # the earlier answer's step, and the pause after it
+                shown["as"] = where[id(c["as"])]
+                steps[shown["as"]]["pause"] = c["pause"]
+            steps[where[id(c["on"])]].setdefault("conditions", []).append(shown)
         self.cleanups(chosen, steps)
         self.captures(chosen, where, steps)
         return {
@@ -135,8 +142,9 @@ class Builder:
         return (projects or after or before[-1:] or [None])[0]
 
     def scene(self, failing: list[Exchange], test_log: list[Exchange]) -> list[Exchange]:
-        """The test's writes before its failing request that touch what the failure does: its
-        projects, an id or a name it uses."""
+        """The test's requests before its failing one that touch what the failure does: its
+        projects, an id or a name it uses (reads too: a server may answer from a cache they
+        filled)."""
         last = max(self.index.place(x) for x in failing)
         chain = self.chosen(failing, [])
         projects = self.projects(chain)
@@ -144,16 +152,17 @@ class Builder:
                 if m.kind != "organization"}  # what every project is made in relates nothing
         names = {n for x in failing for n in _names(x)}
         kept = {id(x) for x in failing}
-        return [x for x in test_log if x.method not in READS and id(x) not in kept
-                and self.index.place(x) < last
+        return [x for x in test_log if id(x) not in kept and self.index.place(x) < last
                 and (self.projects([x]) & projects or names & set(_names(x))
                      or any(id(m) in made for m in self.links_of(x).values()))]
 
     def needs(self, exchange: Exchange) -> list[Exchange]:
-        """The exchanges a request rests on: what made its ids, what first sent its names."""
+        """The exchanges a request rests on: what made its ids, what first sent its names, the
+        last POST or PUT to the path it reads, changes or removes."""
         found = [m.exchange for m in self.links_of(exchange).values()]
         found += [x for n in _names(exchange) if (x := self.index.introducer(n, exchange))]
-        return found
+        writer = self.index.writer(exchange)
+        return [*found, writer] if writer is not None else found
 
     def chosen(self, failing: list[Exchange], seeds: list[Exchange]) -> list[Exchange]:
         """These exchanges and those they rest on, in the order they completed, each after what
@@ -249,12 +258,14 @@ class Builder:
     # --- conditions, captures, clean-up -------------------------------------------------------
 
     def condition(self, condition: when.Condition) -> dict[str, Any]:
-        out = {k: v for k, v in condition.items() if k != "on"}
+        out = {k: v for k, v in condition.items() if k not in ("on", "as")}
         for key in ("want", "value"):
             if key in out and condition["kind"] in ("value", "same-value"):
                 out[key] = self.refs.template(out[key])
         if condition["kind"] == "answer":
             out["answer"] = self.answer(condition["on"])
+        if condition["kind"] in BODY_KINDS:  # judged on an answer of that status only
+            out["status"] = condition["on"].status
         return out
 
     def answer(self, exchange: Exchange) -> dict[str, Any]:
@@ -318,7 +329,7 @@ def _segments(method: str, path: str) -> list[tuple[int, str | None]]:
         return [(n, None) for n, s in enumerate(segments) if s]
     template = known.label.split(" ", 1)[1].split("/")
     return [(n, PATH_KINDS.get(part[1:-1])) for n, part in enumerate(template)
-            if part.startswith("{")]
+            if part.startswith("{") and part[1:-1] not in NOT_MADE]
 
 
 def _names(exchange: Exchange) -> list[str]:

@@ -96,12 +96,13 @@ def equal(requirement: str, what: str, expected: Any, actual: Any,
           exchange: Exchange | None = None) -> None:
     if expected != actual:
         fail(requirement, f"{what} to be {_short(expected)}", exchange, got=_short(actual),
-             conditions=_where_checked(exchange, expected, actual))
+             conditions=located(exchange, expected, actual))
 
 
-def _where_checked(exchange: Exchange | None, expected: Any, actual: Any) -> list[when.Condition]:
-    """The value compared, found in the answer's body: it is still not `expected` there (not
-    found, e.g. a value worked out from the body: the same answer again)."""
+def located(exchange: Exchange | None, expected: Any, actual: Any) -> list[when.Condition]:
+    """What makes a failure of `equal`, for its reproduction: the value compared, found in the
+    answer's body, is still not `expected` there (not found, e.g. a value worked out from the
+    body: the same answer again)."""
     if exchange is None:
         return []
     try:

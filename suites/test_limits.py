@@ -88,7 +88,8 @@ def same_name(requirement: str, what: str, expected: str, actual: Any,
         at = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
                   min(len(expected), len(actual)))
         got += f" (first difference at character {at})"
-    expect.fail(requirement, f"{what} to be {_describe(expected)}", exchange, got=got)
+    expect.fail(requirement, f"{what} to be {_describe(expected)}", exchange, got=got,
+                conditions=expect.located(exchange, expected, actual))
 
 
 def rename(api: Api, card: Made, body: Any) -> Exchange:

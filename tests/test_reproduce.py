@@ -29,7 +29,7 @@ from faults.harness import _env, suite_command
 from boardcert import bundle
 from boardcert.cli import main
 from boardcert.paths import DEFAULT_PROFILE, ROOT
-from boardcert.reproduce import engine, script
+from boardcert.reproduce import answers, engine, script
 
 BY_NAME = {v.name: v for v in [*FAULTS, *CONFORMANT]}
 PROVED = ("card-rename-not-saved",  # a value the answer gets wrong
@@ -224,12 +224,12 @@ def test_without_keep_failed_nothing_is_kept(runs):
 
 # --- the engine's judgement, without a server ------------------------------------------------
 
-def answer(status: int, body: Any) -> engine.Answer:
-    return engine.Answer(status, {"content-type": "application/json"},
+def answer(status: int, body: Any) -> answers.Answer:
+    return answers.Answer(status, {"content-type": "application/json"},
                          json.dumps(body).encode())
 
 
-def judged(condition: dict[str, Any], got: engine.Answer, *readings: engine.Answer) -> bool:
+def judged(condition: dict[str, Any], got: answers.Answer, *readings: answers.Answer) -> bool:
     replay = engine.Replay({"names": {}, "timeout": 1, "max_body": 1 << 20}, "http://x", "k")
     replay.ids = {"card1": "77"}
     return replay.judge(condition, got, list(readings))[0]
@@ -263,7 +263,7 @@ def test_conditions_hold_only_on_the_failure():
     changed = {"kind": "changed"}
     assert judged(changed, answer(400, {}), read, read, answer(200, {"name": "b"}))
     assert not judged(changed, answer(400, {}), read, moved, moved)  # it moves on its own
-    assert judged({"kind": "no-answer"}, engine.Answer(failure="timeout", error="late"))
+    assert judged({"kind": "no-answer"}, answers.Answer(failure="timeout", error="late"))
     replay = engine.Replay({"names": {}, "timeout": 1, "max_body": 1 << 20}, "http://x", "k")
     assert replay.judge({"kind": "missing", "at": ["plugins"], "status": 200},
                         answer(404, {"error": "no such plugin"}), [])[0] is None  # unjudged

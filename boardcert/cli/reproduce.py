@@ -13,7 +13,7 @@ from pathlib import Path
 
 from boardcert import baseline
 from boardcert.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, error
-from boardcert.reproduce import engine, script
+from boardcert.reproduce import answers, script
 
 KEY_VARIABLE, URL_VARIABLE = "BOARDCERT_API_KEY", "BOARDCERT_BASE_URL"
 
@@ -64,8 +64,8 @@ def cmd_cleanup(args: argparse.Namespace, extra: list[str]) -> int:
         return EXIT_USAGE
     left, silent = 0, 0
     for resource in kept:
-        answer = engine.request(base_url, resource["method"], resource["path"],
-                                {engine.KEY_HEADER: key}, None, 10.0, 1 << 20)
+        answer = answers.request(base_url, resource["method"], resource["path"],
+                                {answers.KEY_HEADER: key}, None, 10.0, 1 << 20)
         gone = answer.status is not None and (200 <= answer.status < 300 or
                                               answer.status == 404)
         left += not gone

@@ -8,7 +8,8 @@ answer (`on`: the Exchange itself, until boardcert.reproduce.recipe turns it int
     status-was  the status is the one the failing run got (`was`): a check that said no more
     not-json    a non-empty body that does not parse as JSON
     media-type  a non-empty body without a JSON media type
-    missing     nothing at `at` (a path of keys and indexes into the JSON body)
+    missing     nothing at `at` (a path of keys, indexes and {"id": ...}: the record of a list
+                that has that id)
     present     something at `at` (a removed property)
     type        the value at `at` has none of the JSON types `want`
     value       the value at `at` is not `want` (or is missing)
@@ -86,16 +87,20 @@ def no_answer(exchange: Any) -> Condition:
 
 def locate(body: Any, wanted: Any, path: Path | None = None) -> Path | None:
     """Where in a JSON body `wanted` stands (the first place, depth first; a string also
-    matches the number it spells, as ids are compared): None when nowhere."""
+    matches the number it spells, as ids are compared): None when nowhere. In a list of
+    records with ids the step is the record's id, `{"id": ...}`, not its position: another
+    server may list them in another order, or more of them."""
     path = path or []
     if body == wanted and type(body) is type(wanted) or \
             isinstance(wanted, str) and isinstance(body, int | float) and \
             not isinstance(body, bool) and str(body) == wanted:
         return path
     if isinstance(body, dict):
-        items = body.items()
+        items = list(body.items())
     elif isinstance(body, list):
-        items = enumerate(body)
+        items = [({"id": inner["id"]} if isinstance(inner, dict) and
+                  isinstance(inner.get("id"), str | int) else n, inner)
+                 for n, inner in enumerate(body)]
     else:
         return None
     for key, inner in items:

@@ -259,6 +259,8 @@ class Builder:
 
     def condition(self, condition: when.Condition) -> dict[str, Any]:
         out = {k: v for k, v in condition.items() if k not in ("on", "as")}
+        if "at" in out:  # a record's id in the path is this run's
+            out["at"] = self.refs.template(out["at"])
         for key in ("want", "value"):
             if key in out and condition["kind"] in ("value", "same-value"):
                 out[key] = self.refs.template(out[key])

@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-ENGINE = Path(__file__).with_name("engine.py")
+ANSWERS, ENGINE = Path(__file__).with_name("answers.py"), Path(__file__).with_name("engine.py")
 DIRECTORY = "reproduce"
 NAME_MAX = 80
 MESSAGE_LINES, LINE_MAX = 12, 300
@@ -65,9 +65,19 @@ null, true, false = None, True, False  # the recipe below is JSON
 
 RECIPE = {_recipe_text(recipe)}
 '''
-    engine = ENGINE.read_text(encoding="utf-8")
-    engine = engine[engine.index('"""', 3) + 3:].lstrip("\n")  # without its docstring
-    return f'{header}\n{engine}\n\nif __name__ == "__main__":\n    run(RECIPE)\n'
+    return f'{header}\n{_code()}\n\nif __name__ == "__main__":\n    run(RECIPE)\n'
+
+
+def _code() -> str:
+    """answers.py and engine.py, without their docstrings and without the engine's import of
+    answers (which then stands above it)."""
+    parts = []
+    for path in (ANSWERS, ENGINE):
+        text = path.read_text(encoding="utf-8")
+        text = text[text.index('"""', 3) + 3:].lstrip("\n")
+        parts.append(re.sub(r"^from boardcert\.reproduce\.answers import \(.*?\)\n", "",
+                            text, count=1, flags=re.MULTILINE | re.DOTALL))
+    return "\n\n".join(parts)
 
 
 def _recipe_text(recipe: dict[str, Any]) -> str:

@@ -262,26 +262,50 @@ def _update(number: int, api, watched: Watched, row_name_property: str) -> Excha
                     json=api.body("create_column", name=unique("column")))
 
 
-@pytest.mark.parametrize("number", [
-    pytest.param(n, marks=pytest.mark.requirement("PROJECT-UPDATED-AT", op=[n, 3]), id=f"op{n}")
-    for n in early.WATCHED])
-def test_update_moves_updated_at(number, api, client, updated_at_watch, row_name_property):
-    """After an update of the Project (op 5 renames it, 7 creates a row, 9 deletes one, 11
-    creates a column), a fresh op 3 answers another updatedAt than op 3 read before it, at
-    least a second earlier (a clock that ticks once a second is not failed)."""
-    watched = updated_at_watch.get(number, client)
+def _updated_at_after(number: int, api, client, watch, row_name_property: str,
+                      requirement: str) -> tuple[Watched, Exchange, Any, float]:
+    """The watched project's updatedAt read by a fresh op 3 after update `number`, made at
+    least a second after the reading before it."""
+    watched = watch.get(number, client)
     seconds = watched.wait()
     exchange = _update(number, api, watched, row_name_property)
     if exchange.status != 200:
         raise NotAssessed(f"an update by op {number} (it answered {exchange.status}; see its "
                           "own tests)")
     after = api.call(3, projectId=watched.project.id)
-    body = expect.success(after, 3, "PROJECT-UPDATED-AT")
+    body = expect.success(after, 3, requirement)
     if not isinstance(body, dict) or "updatedAt" not in body:
         raise NotAssessed("updatedAt after the update (op 3 answered none; see "
                           "PROJECT-TOP-LEVEL)")
-    if body["updatedAt"] == watched.before:
+    return watched, after, body["updatedAt"], seconds
+
+
+@pytest.mark.requirement("PROJECT-UPDATED-AT", op=[5, 3])
+def test_rename_moves_updated_at(api, client, updated_at_watch, row_name_property):
+    """After a rename of the Project (op 5), a fresh op 3 answers another updatedAt than op 3
+    read before it, at least a second earlier (a clock that ticks once a second is not
+    failed)."""
+    watched, after, updated_at, seconds = _updated_at_after(
+        5, api, client, updated_at_watch, row_name_property, "PROJECT-UPDATED-AT")
+    if updated_at == watched.before:
         expect.fail("PROJECT-UPDATED-AT", f"updatedAt to differ from {watched.before!r}, read "
-                    f"{seconds:.1f} s before op {number} updated the Project", after,
+                    f"{seconds:.1f} s before op 5 renamed the Project", after,
                     got="the same updatedAt", conditions=[when.same_as(
                         after, ["updatedAt"], watched.exchanges[-1], early.SECOND)])
+
+
+@pytest.mark.parametrize("number", [
+    pytest.param(n, marks=pytest.mark.requirement("UPDATED-AT-SCOPE", op=[n, 3]), id=f"op{n}")
+    for n in early.WATCHED if n != 5])
+def test_updated_at_after_a_change_inside_is_recorded(number, api, client, updated_at_watch,
+                                                     row_name_property, observe):
+    """Whether updatedAt moves when a row is created (op 7) or deleted (9) or a column created
+    (11) is recorded: the interface does not say whether a change inside the Project is an
+    update of it."""
+    watched, _, updated_at, _ = _updated_at_after(
+        number, api, client, updated_at_watch, row_name_property, "UPDATED-AT-SCOPE")
+    moved = "moves" if updated_at != watched.before else "does not move"
+    observe("UPDATED-AT-SCOPE", f"updatedAt {moved} after op {number} ({WHAT[number]})")
+
+
+WHAT = {7: "a row created", 9: "a row deleted", 11: "a column created"}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from .asgi import Forward, Handler, Request, Response, json_response
@@ -36,16 +37,26 @@ def _updated_at_moved_by(ops: set[int]) -> Handler:
     return handler
 
 
+def _updated_at_in_answer_only() -> Handler:
+    """updatedAt is never stored again after the creation; op 5's answer shows a new one."""
+    stored = _updated_at_moved_by({2})
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        response = await stored(request, forward)
+        body = response.json()
+        if request.op != 5 or response.status != 200 or not isinstance(body, dict):
+            return response
+        return json_response({**body, "updatedAt": datetime.now(UTC).isoformat()})
+    return handler
+
+
 UPDATED_AT = [
     fresh("updated-at-never-moves", "PROJECT-UPDATED-AT",
           "updatedAt stays the creation time whatever changes",
           lambda: _updated_at_moved_by({2})),
-    fresh("updated-at-moves-on-rename-only", "PROJECT-UPDATED-AT",
-          "a rename moves updatedAt, a row or column created or deleted does not",
-          lambda: _updated_at_moved_by({2, 5})),
-    fresh("updated-at-not-on-columns", "PROJECT-UPDATED-AT",
-          "row changes move updatedAt, column changes (inside a row) do not",
-          lambda: _updated_at_moved_by({2, 5, 7, 8, 9, 10})),
+    fresh("updated-at-in-answer-only", "PROJECT-UPDATED-AT",
+          "a rename answers a new updatedAt but never stores it",
+          _updated_at_in_answer_only),
 ]
 
 # --- conformant: a clock that ticks once a second -----------------------------------------------
@@ -185,6 +196,9 @@ def _one_at_a_time() -> Handler:
 
 FAULTS: list[Variant] = [*UPDATED_AT, *LOST]
 CONFORMANT: list[Variant] = [
+    Variant("updated-at-own-fields-only", "updatedAt moves when the Project itself is renamed, "
+            "not when its rows or columns change", None,
+            lambda _key: _updated_at_moved_by({2, 5})),
     Variant("one-second-clock", "createdAt and updatedAt in whole seconds (a clock that ticks "
             "once a second)", None, lambda _key: _one_second_clock),
     Variant("conflict-on-concurrent-creations", "409 to a row, column, card or metadata "

@@ -260,10 +260,14 @@ AS_SENT = {"surrounding-spaces": "  {}  ", "tabs-and-line-breaks": "\t{}\n",
 def test_renamed_card_reads_back_as_sent(api, renames, form):
     """A name with surrounding whitespace, tabs and line breaks, runs of inner spaces or
     decomposed characters is answered by operation 16 and read back by a fresh operation 3
-    exactly as sent."""
+    exactly as sent (a server may refuse such a name with a 4xx; it may not alter it)."""
     card = renames.make_card(*renames.column)
     name = AS_SENT[form].format(unique("card"))
     exchange = rename(api, card, {"name": name})
+    if 400 <= (exchange.status or 0) < 500:  # refused, not altered: which strings a server
+        # takes beyond their type and length is not shown
+        raise NotAssessed(f"a name {form.replace('-', ' ')} stored as sent (op 16 refused "
+                          f"it with {exchange.status})")
     body = expect.success(exchange, 16, "CARD-NAME-AS-SENT")
     same_name("CARD-NAME-AS-SENT", "the name operation 16 answers", name,
               body.get("name") if isinstance(body, dict) else body, exchange)

@@ -293,6 +293,16 @@ def coarse_read_time(body: Any) -> Any:
     return {**body, "servedAt": datetime.now().strftime("%H:%M:%S.%f")[:10]}
 
 
+async def _tidy_names_only(request: Request, forward: Forward) -> Response:
+    """Op 16 refuses a name with a control character or surrounding whitespace (never alters
+    one): which strings a server takes beyond type and length is not shown."""
+    body = request.json()
+    name = body.get("name") if isinstance(body, dict) else None
+    if isinstance(name, str) and (name != name.strip() or any(c < " " for c in name)):
+        return error(422, "name: no control characters or surrounding whitespace")
+    return await forward(request)
+
+
 def _variant(name: str, description: str, handler: Handler, profile: str | None = None,
              make: Any = None) -> Variant:
     return Variant(name, description, None, make or (lambda _key: handler), profile)
@@ -335,6 +345,8 @@ CONFORMANT: list[Variant] = [
              on(set(RENAMED), _other_bodies), "other-request-bodies.yaml"),
     _variant("volatile-fields", "every Project carries a new requestId and each of its rows a "
              "new readAt on every read", edit_answers(PROJECT_OPS, volatile)),
+    _variant("tidy-names-only", "op 16 refuses a name with a control character or surrounding "
+             "whitespace (422)", on(16, _tidy_names_only)),
     _variant("coarse-read-time", "every Project carries the time it was read, to the tenth of "
              "a second", edit_answers(PROJECT_OPS, coarse_read_time)),
     _variant("bodies-elsewhere", "every body the interface does not show takes other names, "

@@ -5,6 +5,7 @@ What the server does with them is what a test judges: this is not a way to go fa
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -13,6 +14,14 @@ from boardcert.errors import ExchangeError
 
 T = TypeVar("T")
 START_WITHIN = 30.0  # seconds for every thread to reach the barrier
+_groups = itertools.count(1)
+_local = threading.local()
+
+
+def group() -> int | None:
+    """Which call of `at_once` the calling thread sends for (the client marks its exchanges
+    with it: a failure's reproduction sends them together again), None outside one."""
+    return getattr(_local, "group", None)
 
 
 def at_once(sends: Sequence[Callable[[], T]]) -> list[T | ExchangeError]:
@@ -21,8 +30,10 @@ def at_once(sends: Sequence[Callable[[], T]]) -> list[T | ExchangeError]:
     barrier = threading.Barrier(len(sends))
     results: list[T | ExchangeError | None] = [None] * len(sends)
     raised: list[BaseException] = []
+    together = next(_groups)
 
     def run(index: int, send: Callable[[], T]) -> None:
+        _local.group = together
         try:
             barrier.wait(START_WITHIN)
             results[index] = send()

@@ -32,6 +32,7 @@ from typing import Any
 import httpcore  # noqa: F401 - see below
 import httpx
 
+from boardcert import at_once
 from boardcert.config import NotAssessed, Target
 from boardcert.errors import ExchangeError, Violation
 from boardcert.redact import MASK, Redactor
@@ -75,6 +76,7 @@ class Exchange:
     error: str | None = None
     failure: str | None = None  # CONNECT, TIMEOUT, BROKEN, TOO_LARGE or TLS when error is set
     attempt: int = 1  # > 1: a retry after a 429
+    together: int | None = None  # sent with others at the same moment (boardcert.at_once)
     redactor: Redactor = field(default_factory=Redactor, repr=False, compare=False)
     profile_body: Any = None  # (op, ProfileBody or None, {profile key: value its path or
     # body carries}, {those keys seen accepted earlier in the test}): api.misfit
@@ -314,7 +316,7 @@ class Client:
         self._pace()
         exchange = Exchange(method=method, url=self.redact(f"{self.target.base_url}{path}"),
                             request_headers={}, request_body=None, attempt=attempt,
-                            redactor=self.redactor)
+                            redactor=self.redactor, together=at_once.group())
         sink = getattr(self._local, "sink", None)
         (self.log if sink is None else sink).append(exchange)
         started = time.perf_counter()

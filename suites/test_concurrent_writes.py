@@ -23,6 +23,7 @@ from boardcert.board import Made, unique
 from boardcert.client import Exchange
 from boardcert.config import NotAssessed
 from boardcert.errors import ExchangeError, Violation
+from boardcert.reproduce import conditions as when
 
 AT_ONCE = 4
 REQUIREMENT = "CONCURRENT-CREATIONS-KEPT"
@@ -65,7 +66,9 @@ def _judge(sent: list[Sent], kept: Callable[[Sent], bool], reading: Exchange, wh
         names = ", ".join(f"{s.name!r} (answered {s.answer.status})" for s in lost)
         raise Violation(f"[{REQUIREMENT}] expected the {len(created)} {what} answered 2xx at the "
                         f"same moment to be there afterwards; got {len(lost)} lost: {names}",
-                        [REQUIREMENT], [*(s.answer for s in lost), reading])
+                        [REQUIREMENT], [*(s.answer for s in lost), reading],
+                        [when.listed(reading, [s.answer for s in sent if s.created],
+                                     [s.name for s in sent if s.created])])
 
 
 def _project(api, project: Made, control: str, what: str) -> tuple[Any, Exchange]:

@@ -18,6 +18,8 @@ answer (`on`: the Exchange itself, until boardcert.reproduce.recipe turns it int
                 exchange), read `pause` seconds or more before the requests in between
     changed     what a reading shows changed across the request (beyond what changes on its
                 own between two readings): "a rejected request changes nothing"
+    listed      a creation of `made` answered 2xx whose name (`names`, in the same order) the
+                reading does not show: "what was created is there afterwards"
     answer      the answer is the failing run's (status and body, ids and names aside)
     no-answer   no usable answer (none in time, a broken connection, a body over the cap)
 
@@ -71,6 +73,10 @@ def same_value(exchange: Any, at: Path, found: Any) -> Condition:
 
 def same_as(exchange: Any, at: Path, earlier: Any, pause: float = 0.0) -> Condition:
     return {"kind": "same-as", "on": exchange, "at": list(at), "as": earlier, "pause": pause}
+
+
+def listed(reading: Any, made: list[Any], names: list[str]) -> Condition:
+    return {"kind": "listed", "on": reading, "made": list(made), "names": list(names)}
 
 
 def changed(exchange: Any) -> Condition:

@@ -12,6 +12,7 @@ import json
 import os
 import secrets
 import sys
+import threading
 import time
 from urllib.parse import quote
 
@@ -83,7 +84,8 @@ class Replay:
         query = self.fill(step.get("query") or [])
         return self.fill(step["path"]) + ("?" + query if query else "")
 
-    def send(self, step):
+    def prepared(self, step):
+        """The request of a step, its ids, names and key filled in (Missing: an id not known)."""
         headers = {"User-Agent": "boardcert-reproduce"}
         headers.update({k: self.fill(v) for k, v in step["headers"].items()})
         if step["key"] == "***":
@@ -94,8 +96,28 @@ class Replay:
         if body is not None:
             body = base64.b64decode(body["base64"]) if "base64" in body else \
                 self.fill(body["text"]).encode("utf-8")
-        return request(self.base_url, step["method"], self.target(step), headers, body,
-                       self.recipe["timeout"], self.recipe["max_body"])
+        return (self.base_url, step["method"], self.target(step), headers, body,
+                self.recipe["timeout"], self.recipe["max_body"])
+
+    def send(self, step):
+        return request(*self.prepared(step))
+
+    def together(self, steps):
+        """Steps the run sent at the same moment, sent so again: a thread each, released
+        together."""
+        prepared = [self.prepared(step) for step in steps]
+        answers = [None] * len(steps)
+        barrier = threading.Barrier(len(steps))
+
+        def send(n):
+            barrier.wait(30)
+            answers[n] = request(*prepared[n])
+        threads = [threading.Thread(target=send, args=(n,)) for n in range(len(steps))]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return answers
 
     def capture(self, step, answer):
         """The ids the step's answer shows (where the run's showed them, else in the record
@@ -132,6 +154,8 @@ class Replay:
             return changed(*readings)
         if kind == "same-as" and condition.get("status") in (None, status):
             return self.same_as(condition, answer)
+        if kind == "listed":
+            return self.listed(condition, answer)
         if kind == "answer":
             return self.same_answer(condition["answer"], answer)
         text = answer.body.decode("utf-8", "replace")
@@ -181,6 +205,15 @@ class Replay:
         return now[1] and before[1] and now[0] == before[0], \
             f"{where} is {short(now[0])}, {short(before[0])} before (step {condition['as'] + 1})"
 
+    def listed(self, condition, answer):
+        """Whether a creation answered 2xx is missing from the reading (by its name)."""
+        text = answer.body.decode("utf-8", "replace")
+        made = [self.fill(name) for n, name in zip(condition["made"], condition["names"])
+                if 200 <= (getattr(self.answers.get(n), "status", None) or 0) < 300]
+        lost = [name for name in made if name not in text]
+        return bool(lost), f"{len(made) - len(lost)} of the {len(made)} created are there" + \
+            (f"; lost: {', '.join(lost)}" if lost else "")
+
     def same_answer(self, recorded, answer):
         """Whether this is the failing run's answer again (ids, names and times aside)."""
         if answer.status != recorded["status"]:
@@ -204,46 +237,65 @@ class Replay:
         return True, f"the failing run's answer again (status {answer.status})"
 
     def run(self, out):
-        steps = self.recipe["steps"]
+        steps, n = self.recipe["steps"], 0
         held, unfinished = [], None
-        for n, step in enumerate(steps, 1):
+        while n < len(steps) and not (unfinished and unfinished.startswith("!")):
+            group = [n]  # the steps sent together with this one (most often: none)
+            while steps[n].get("together") and group[-1] + 1 < len(steps) and \
+                    steps[group[-1] + 1].get("together") == steps[n]["together"]:
+                group.append(group[-1] + 1)
             try:
-                label = f"{step['method']} {self.target(step)}"
-                readings = []
-                if step.get("around"):
-                    readings = [self.send(step["around"]), self.send(step["around"])]
-                answer = self.send(step)
-                if step.get("around"):
-                    readings.append(self.send(step["around"]))
+                readings, answers = self.sent([steps[i] for i in group])
             except Missing as missing:
-                unfinished = f"step {n} needs the id of {missing.args[0]}, which no earlier " \
-                             "answer showed"
+                unfinished = f"step {n + 1} needs the id of {missing.args[0]}, which no " \
+                             "earlier answer showed"
                 break
-            out(f"[{n}/{len(steps)}] {label} -> {answer.describe()}")
-            self.answers[n - 1] = answer
-            if step.get("pause"):
-                time.sleep(step["pause"])
-            if step.get("shown") and answer.status is not None:
-                text = answer.body.decode("utf-8", "replace")
-                out("      " + (text if len(text) <= SHOWN else
-                                 f"{text[:SHOWN]}… ({len(text)} characters in all)"))
-            for condition in step.get("conditions", []):
-                holds, what = self.judge(condition, answer, readings)
-                out(f"      {'FAILS' if holds else 'passes' if holds is False else 'unjudged'}"
-                    f": {what}")
-                if holds:
-                    held.append(f"step {n}: {what}")
-                elif holds is None and not unfinished:
-                    unfinished = f"step {n}: {what}: the check could not be made again"
-            self.capture(step, answer)
-            if step.get("cleanup"):
-                self.remember(step["cleanup"], out)
-            if step.get("capture") and not step.get("shown") and \
-                    not 200 <= (answer.status or 0) < 300:
-                unfinished = f"step {n} ({step['label']}) got {answer.describe()}: what " \
-                             "the failing request needs could not be made"
-                break
-        return held, unfinished
+            for i, answer in zip(group, answers):
+                unfinished = self.after(i, answer, readings, held, out) or unfinished
+            n = group[-1] + 1
+        return held, unfinished and unfinished.lstrip("!")
+
+    def sent(self, steps):
+        """The answers of steps sent together (one: between its readings, if it has any)."""
+        if len(steps) > 1:
+            return [], self.together(steps)
+        step, readings = steps[0], []
+        if step.get("around"):
+            readings = [self.send(step["around"]), self.send(step["around"])]
+        answer = self.send(step)
+        if step.get("around"):
+            readings.append(self.send(step["around"]))
+        return readings, [answer]
+
+    def after(self, i, answer, readings, held, out):
+        """A step's answer: shown, judged, its ids taken; why the rest cannot follow ("!...")
+        or why the check could not be made, if so."""
+        steps, step, unjudged = self.recipe["steps"], self.recipe["steps"][i], None
+        out(f"[{i + 1}/{len(steps)}] {step['method']} {self.target(step)} -> "
+            f"{answer.describe()}")
+        self.answers[i] = answer
+        if step.get("pause"):
+            time.sleep(step["pause"])
+        if step.get("shown") and answer.status is not None:
+            text = answer.body.decode("utf-8", "replace")
+            out("      " + (text if len(text) <= SHOWN else
+                             f"{text[:SHOWN]}… ({len(text)} characters in all)"))
+        for condition in step.get("conditions", []):
+            holds, what = self.judge(condition, answer, readings)
+            out(f"      {'FAILS' if holds else 'passes' if holds is False else 'unjudged'}"
+                f": {what}")
+            if holds:
+                held.append(f"step {i + 1}: {what}")
+            elif holds is None:
+                unjudged = f"step {i + 1}: {what}: the check could not be made again"
+        self.capture(step, answer)
+        if step.get("cleanup"):
+            self.remember(step["cleanup"], out)
+        if step.get("capture") and not step.get("shown") and \
+                not 200 <= (answer.status or 0) < 300:
+            return f"!step {i + 1} ({step['label']}) got {answer.describe()}: what the " \
+                   "failing request needs could not be made"
+        return unjudged
 
     def remember(self, cleanup, out):
         try:

@@ -71,6 +71,7 @@ class Builder:
                     readings[id(c["on"])] = reading
         scene = self.scene(failing, test_log) if all(v.scene for v in violations) else []
         scene += [c["as"] for c in conditions if c["kind"] == "same-as"]
+        scene += [x for c in conditions if c["kind"] == "listed" for x in c["made"]]
         seeds = [*scene, *readings.values()]
         chosen = self.chosen(failing, seeds)
         if len(chosen) > MAX_STEPS:
@@ -87,6 +88,8 @@ class Builder:
         for x, step in zip(chosen, steps, strict=True):
             if id(x) not in own:  # only there to make an id: made with the key, as it can be
                 step["key"] = MASK
+            elif x.together is not None:  # sent with others at the same moment: so again
+                step["together"] = x.together
         for x in chosen:  # every id the steps make: the answers compared hold them
             for made in self.index.by_exchange.get(id(x), ()):
                 if made.kind != "other":
@@ -96,6 +99,8 @@ class Builder:
             if "as" in c:  # the earlier answer's step, and the pause after it
                 shown["as"] = where[id(c["as"])]
                 steps[shown["as"]]["pause"] = c["pause"]
+            if "made" in c:  # the creations' steps
+                shown["made"] = [where[id(x)] for x in c["made"]]
             steps[where[id(c["on"])]].setdefault("conditions", []).append(shown)
         self.cleanups(chosen, steps)
         self.captures(chosen, where, steps)
@@ -258,7 +263,9 @@ class Builder:
     # --- conditions, captures, clean-up -------------------------------------------------------
 
     def condition(self, condition: when.Condition) -> dict[str, Any]:
-        out = {k: v for k, v in condition.items() if k not in ("on", "as")}
+        out = {k: v for k, v in condition.items() if k not in ("on", "as", "made")}
+        if "names" in out:
+            out["names"] = [self.refs.parts(name) for name in out["names"]]
         if "at" in out:  # a record's id in the path is this run's
             out["at"] = self.refs.template(out["at"])
         for key in ("want", "value"):

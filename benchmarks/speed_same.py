@@ -5,13 +5,15 @@ whole `boardcert run` twice at one seed, the fast way and the plain way, compare
     python benchmarks/speed_same.py [--budget quick] [--seed N] [--workers 2] [--in-flight 8]
                                     [--selected] [--jobs 1] [NAME ...]
 
-The fast way: `--workers W --in-flight N` (default 2 and 8: the speed plugin's scheduling,
-start-up turns, shared discovery, batches, set-ups built ahead and property tests side by side
-all take part, as far away); the plain way: `--no-speed --workers 1` (one process, one request
-at a time, allure-pytest's own writer). `--selected`: each fault with only its requirement's
-tests (`-m ID`, as tests/test_faults.py), not the whole suite. Prints, for each server, both
-verdicts and failed requirements and the time each took, then every difference: the verdict,
-the failed-requirement set, each requirement's status. Exit 1 when anything differs.
+Both with `--no-preflight`, as tests/faults/ certifies (a fault of GET /users/me is for the
+tests to report). The fast way: `--workers W --in-flight N` (default 2 and 8: the speed
+plugin's scheduling, start-up turns, shared discovery, batches, set-ups built ahead and
+property tests side by side all take part, as far away); the plain way: `--no-speed --workers
+1` (one process, one request at a time, allure-pytest's own writer). `--selected`: each fault
+with only its requirement's tests (`-m ID`, as tests/test_faults.py), not the whole suite.
+Prints, for each server, both verdicts and failed requirements and the time each took, then
+every difference: the verdict, the failed-requirement set, each requirement's status. Exit 1
+when anything differs.
 A measurement, not a test: tests/test_speed_same.py checks a handful in CI.
 """
 
@@ -88,7 +90,7 @@ def both_ways(name: str, options: argparse.Namespace, scratch: Path) -> dict[str
     requirement = next((v.requirement for v in FAULTS if v.name == name), None)
     selected = ["-m", requirement] if options.selected and requirement else []
     seed = ["--hypothesis-seed", str(options.seed)]
-    common = ["--budget", options.budget]
+    common = ["--budget", options.budget, "--no-preflight"]  # as tests/faults: the tests judge
     fast = [*common, "--workers", str(options.workers), "--in-flight", str(options.in_flight)]
     plain = [*common, "--no-speed", "--workers", "1"]
     with served(name, key, directory) as (base_url, profile):

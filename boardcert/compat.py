@@ -133,31 +133,30 @@ def answer_independent(machine: type, root: Any) -> type:
                     "the stateful scenarios would follow the server's answers") from None
 
 
-def _follow(found: dict[str, Any], link: Any, drawn: tuple[Any, Any]) -> Any:
-    """A link's step: the case drawn for its target, with the ids of the producer's answer put
-    in where the link says, if that answer was a 2xx and carries them."""
-    output, case = drawn
-    transition = link.extract(output)
-    applied: list[tuple[Any, str | None]] = []
-    if 200 <= output.response.status_code < 300:
-        for container, extracted in transition.parameters.items():
-            for name, param in extracted.items():
-                value = param.value.ok() if isinstance(param.value, found["Ok"]) else None
-                if isinstance(value, found["MultiMatch"]):
-                    value = value.values[0] if value.values else None
-                if value is None or value is found["UNRESOLVABLE"]:
-                    continue
-                setattr(case, container, {**(getattr(case, container) or {}), name: value})
-                applied.append((found["CONTAINER_TO_LOCATION"][container], name))
-    return found["StepInput"](case=case, transition=transition, applied_parameters=applied)
-
-
 def _reshaped(machine: type, root: Any, found: dict[str, Any]) -> type:
     from hypothesis import strategies as st
 
     schema, bundles = machine.schema, machine.bundles
     catch_all = found["Bundle"]("catch_all")
-    transition = found["transition"]
+    rule = found["transition"]  # makes a rule
+
+    def follow(link: Any, drawn: tuple[Any, Any]) -> Any:
+        """A link's step: the case drawn for its target, with the ids of the producer's answer put
+        in where the link says, if that answer was a 2xx and carries them."""
+        output, case = drawn
+        transition = link.extract(output)
+        applied: list[tuple[Any, str | None]] = []
+        if 200 <= output.response.status_code < 300:
+            for container, extracted in transition.parameters.items():
+                for name, param in extracted.items():
+                    value = param.value.ok() if isinstance(param.value, found["Ok"]) else None
+                    if isinstance(value, found["MultiMatch"]):
+                        value = value.values[0] if value.values else None
+                    if value is None or value is found["UNRESOLVABLE"]:
+                        continue
+                    setattr(case, container, {**(getattr(case, container) or {}), name: value})
+                    applied.append((found["CONTAINER_TO_LOCATION"][container], name))
+        return found["StepInput"](case=case, transition=transition, applied_parameters=applied)
 
     def cases(operation: Any) -> Any:
         modes = schema.config.generation_for(operation=operation, phase="stateful").modes
@@ -172,13 +171,13 @@ def _reshaped(machine: type, root: Any, found: dict[str, Any]) -> type:
             bundle_name = f"{link.source.label} -> {link.status_code}"
             producers.setdefault(link.source.label, bundle_name)
             name = "LINK__" + found["normalize_name"](link.full_name)
-            namespace[name] = transition(
+            namespace[name] = rule(
                 name=name, target=catch_all, source_bundle=bundles[bundle_name],
                 precondition=found["is_transition_allowed"](link.source.label, link.target.label),
                 input=st.tuples(bundles[bundle_name], cases(link.target)).map(
-                    partial(_follow, found, link)))
+                    partial(follow, link)))
     name = f"RANDOM__{root.operation_id}"
-    namespace[name] = transition(
+    namespace[name] = rule(
         name=name, target=catch_all, precondition=found["is_root_allowed"](root.label),
         input=cases(schema[root.path][root.method]).map(found["StepInput"].initial))
     namespace |= {"root_rules": machine.root_rules | {name},
@@ -190,7 +189,7 @@ def _reshaped(machine: type, root: Any, found: dict[str, Any]) -> type:
     # (and the new root) is a rule
     rules = {name: getattr(value, found["RULE_MARKER"], None)
              for name, value in getmembers(reshaped)}
-    linked = {name for name, rule in rules.items() if getattr(rule, "bundles", None)}
+    linked = {name for name, made in rules.items() if getattr(made, "bundles", None)}
     ours = {n for n in namespace if n.startswith("LINK__")} | {name}
     if linked != ours - {name} or not linked or rules.get(name) is None:
         raise ValueError(f"link rules not replaced: {sorted(linked ^ (ours - {name}))} "

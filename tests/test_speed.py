@@ -226,3 +226,22 @@ def test_without_the_plugin_one_request_at_a_time_whatever_in_flight_says():
     assert concurrency.in_flight(config(None)) == 1
     assert concurrency.in_flight(config(Speed(on=False))) == 1
     assert concurrency.in_flight(config(Speed(on=True))) == 8
+
+
+def test_a_serial_run_checks_no_patch_it_does_not_use():
+    """xdist's schedulers are checked (and imported: 15 ms) only by the controller of a run
+    with workers."""
+    from types import SimpleNamespace
+
+    def run(workers: int | None) -> SimpleNamespace:
+        return SimpleNamespace(option=SimpleNamespace(numprocesses=workers))
+
+    def scheduler() -> str:
+        return "checked"
+
+    patch = patches.Patch("xdist scheduling", "pytest-xdist", scheduler, patches._distributes)
+    assert patches.check_all((patch,), run(None)) == {}
+    assert list(patches.check_all((patch,), run(2))) == ["xdist scheduling"]
+    worker = run(2)
+    worker.workerinput = {}
+    assert patches.check_all((patch,), worker) == {}

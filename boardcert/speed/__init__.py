@@ -52,7 +52,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from boardcert.keys import DISCOVERED, SPEED
     from boardcert.speed import patches
 
-    off = patches.check_all()
+    off = patches.check_all(config=config)
     if "allure listener" not in off and getattr(config.option, "allure_report_dir", None):
         try:
             from boardcert.speed import allure_listener

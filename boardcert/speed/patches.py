@@ -27,6 +27,14 @@ class Patch:
     name: str  # as the run facts say it
     library: str  # its distribution, whose version the facts give when it is off
     check: Callable[[], str | None]
+    used: Callable[[Any], bool] | None = None  # whether a run (its pytest config) uses it
+
+
+def _distributes(config: Any) -> bool:
+    """The pytest-xdist controller of a run with workers (a serial run never imports xdist's
+    schedulers: 15 ms)."""
+    return bool(getattr(config.option, "numprocesses", None)) \
+        and not hasattr(config, "workerinput")
 
 
 def _names(function: Any, *wanted: str) -> str | None:
@@ -249,16 +257,19 @@ PATCHES = (
     Patch("httpx command-line client left out", "httpx", httpx_command_line),
     Patch("allure writer", "allure-python-commons", allure_writer),
     Patch("allure listener", "allure-pytest", allure_listener),
-    Patch("xdist scheduling", "pytest-xdist", xdist_scheduling),
+    Patch("xdist scheduling", "pytest-xdist", xdist_scheduling, _distributes),
     Patch("property tests side by side", "schemathesis", side_by_side),
 )
 
 
-def check_all(patches: tuple[Patch, ...] = PATCHES) -> dict[str, str]:
-    """Each patch's check (the ones made at once made): name -> why it is off, for those off.
-    A check that raises is a patch off too, never a stopped run."""
+def check_all(patches: tuple[Patch, ...] = PATCHES, config: Any = None) -> dict[str, str]:
+    """Each patch's check (the ones made at once made), but those this run (`config`) does
+    not use: name -> why it is off, for those off. A check that raises is a patch off too,
+    never a stopped run."""
     off: dict[str, str] = {}
     for patch in patches:
+        if config is not None and patch.used is not None and not patch.used(config):
+            continue
         try:
             why = patch.check()
         except Exception as exc:  # noqa: BLE001 - whatever changed, the patch stays off

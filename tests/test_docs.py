@@ -1,8 +1,8 @@
 """README.md and docs/ tell the truth: the README stays short and keeps the commands CI runs;
 every count they state is the code's (requirements by level, operations, faults, conformant
-variants, the default seed; a figure of a past measurement says at which commit); every flag
-of a `boardcert` command line they show is one the command takes; every link between them
-resolves; no placeholder is left."""
+variants, the default seed, the seconds of a default run; a figure of a past measurement says
+at which commit); every flag of a `boardcert` command line they show is one the command takes;
+every link between them resolves; no placeholder is left."""
 
 from __future__ import annotations
 
@@ -154,3 +154,14 @@ def headings(page: Path) -> set[str]:
 def test_no_placeholder_is_left(page):
     """No REPOSITORY-URL, TODO or figure left to fill in."""
     assert not PLACEHOLDERS.findall(page.read_text(encoding="utf-8"))
+
+
+def test_the_time_of_a_default_run_is_the_one_run_help_gives():
+    """The seconds the README gives a run against the bundled server at the default budget are
+    those `boardcert run --help` gives the default budget (its figure, measured there)."""
+    shown = " ".join(subparsers()["run"].format_help().split())  # type: ignore[attr-defined]
+    default = re.search(r"\(default (\w+)\)", shown[shown.index("--budget"):])[1]
+    cost = re.search(rf"{default}: [^()]*\(about [\d,]+ requests, (\d+) s\b", shown)
+    said = re.search(r"about (\d+) s against the bundled one at the default budget",
+                     " ".join(README.read_text(encoding="utf-8").split()))
+    assert cost and said and said[1] == cost[1], (said, cost)

@@ -1,3 +1,3 @@
 """Loads the boardcert pytest plugin for every run from the checkout."""
 
-pytest_plugins = ["boardcert.plugin"]
+pytest_plugins = ["boardcert.pytest.plugin"]

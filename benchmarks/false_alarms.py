@@ -43,8 +43,8 @@ from faults import CONFORMANT, serving  # noqa: E402
 from faults.harness import write_profile  # noqa: E402
 from independent.server import start as start_independent  # noqa: E402
 
-from boardcert.budget import DEFAULT_SEED  # noqa: E402
 from boardcert.reference.server import start as start_reference  # noqa: E402
+from boardcert.settings.budget import DEFAULT_SEED  # noqa: E402
 
 BOARDCERT = Path(sys.executable).parent / "boardcert"
 TIMEOUT = 1800

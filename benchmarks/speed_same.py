@@ -40,7 +40,7 @@ from faults import CONFORMANT, FAULTS, serving  # noqa: E402
 from faults.harness import write_profile  # noqa: E402
 from independent import server as independent  # noqa: E402
 
-from boardcert.budget import DEFAULT_SEED  # noqa: E402
+from boardcert.settings.budget import DEFAULT_SEED  # noqa: E402
 
 INDEPENDENT = "independent"
 

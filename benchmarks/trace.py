@@ -33,7 +33,7 @@ def _counted(send: Any) -> Any:
 
 
 httpx.HTTPTransport.handle_request = _counted(  # type: ignore[method-assign]
-    httpx.HTTPTransport.handle_request)  # where boardcert.client sends (not Client.send)
+    httpx.HTTPTransport.handle_request)  # where boardcert.http.client sends (not Client.send)
 requests.Session.send = _counted(requests.Session.send)  # type: ignore[method-assign]
 
 

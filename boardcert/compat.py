@@ -122,7 +122,8 @@ def answer_independent(machine: type, root: Any) -> type:
     whatever the answer and gets the answer's ids afterwards (only from a 2xx; else the arena
     points it at the board), and every root that has links counts as productive.
 
-    Also adds operation `root` (a boardcert.spec Operation) as an entry point: schemathesis's
+    Also adds operation `root` (a boardcert.interface.spec Operation) as an entry point:
+    schemathesis's
     dependency analysis cannot see where organizationId comes from (op 1's inner shapes are not
     shown), so it never starts at op 2, the only way to a project of the scenario's own."""
     found = _stateful_internals()

@@ -6,7 +6,8 @@
     └── CompatError          an installed library no longer has an internal that what is
                              generated depends on (boardcert.compat): the run stops (exit 2)
     NotAssessed              a test lacks what it needs (a profile value, --read-only): the
-                             test is skipped "not assessed" (also boardcert.config.NotAssessed)
+                             test is skipped "not assessed" (also
+                             boardcert.settings.config.NotAssessed)
     AssertionError
     └── Violation            the server broke a requirement (a test failure); carries the ids of
         │                    the requirements it breaks and the exchanges that show it
@@ -58,7 +59,7 @@ class Violation(AssertionError):
 
     `requirements`: the ids it breaks (none: it counts against the test's requirements);
     `exchanges`: the evidence, as `Exchange.as_dict()` dicts (key already redacted);
-    `conditions`: what makes the failure, as data (boardcert.reproduce.conditions), for the
+    `conditions`: what makes the failure, as data (boardcert.interface.conditions), for the
     reproduction that judges it again; `sent`: the Exchange objects themselves."""
 
     traceback = True  # pytest shows where it was raised; False: the message alone says it all

@@ -17,6 +17,7 @@ ROOT = _INSTALLED if (_INSTALLED / "spec").is_dir() else PACKAGE.parent
 SPEC = ROOT / "spec"
 OPENAPI = SPEC / "openapi.yaml"
 REQUIREMENTS = SPEC / "requirements.yaml"
+REQUIREMENT_TESTS = SPEC / "requirement-tests.yaml"  # generated: boardcert.pytest.requirement_tests
 PROFILE_SCHEMA = SPEC / "profile.schema.json"
 DISCOVERY = SPEC / "discovery.yaml"
 DEFAULT_PROFILE = SPEC / "profiles" / "reference.yaml"

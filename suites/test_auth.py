@@ -5,7 +5,7 @@ own), so a 404 for a missing resource cannot stand in for a missing key check. A
 request must change nothing, so the board is shared; it is built again after any call that
 was not rejected or that changed it.
 
-With more than one request in flight (boardcert.concurrency) the keyless requests of the
+With more than one request in flight (boardcert.pytest.concurrency) the keyless requests of the
 tests this process runs together go side by side between one reading before and one after
 (`Scene.batch`); anything unexpected and they are made again one at a time, as serially. The
 boards that the tests with the key and the unlisted ones build one after another are built
@@ -23,11 +23,13 @@ from typing import Any
 
 import pytest
 
-from boardcert import concurrency, expect, spec
-from boardcert.api import Api, mentions, misfit
-from boardcert.board import Board, placeholders, project_state, unique
-from boardcert.client import Client, Exchange
-from boardcert.config import NotAssessed
+from boardcert.http.api import Api, mentions, misfit
+from boardcert.http.client import Client, Exchange
+from boardcert.interface import spec
+from boardcert.pytest import concurrency
+from boardcert.settings.config import NotAssessed
+from boardcert.suite import expect
+from boardcert.suite.board import Board, placeholders, project_state, unique
 
 LISTED = [op.number for op in spec.operations().values() if op.auth_required]
 UNLISTED = [op.number for op in spec.operations().values() if not op.auth_required]

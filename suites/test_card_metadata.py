@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from boardcert import checks, expect
-from boardcert.api import misfit
-from boardcert.board import placeholders, unique
-from boardcert.client import Exchange
-from boardcert.config import NotAssessed
+from boardcert.http.api import misfit
+from boardcert.http.client import Exchange
+from boardcert.settings.config import NotAssessed
+from boardcert.suite import checks, expect
+from boardcert.suite.board import placeholders, unique
 
 
 class Metadata:

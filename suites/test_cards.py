@@ -7,12 +7,13 @@ from typing import Any
 
 import pytest
 
-from boardcert import ahead, checks, expect
-from boardcert.api import ids_in_order, misfit
-from boardcert.board import Board, profile_body, unique
-from boardcert.client import Exchange
-from boardcert.config import NotAssessed
 from boardcert.errors import Violation
+from boardcert.http.api import ids_in_order, misfit
+from boardcert.http.client import Exchange
+from boardcert.pytest import ahead
+from boardcert.settings.config import NotAssessed
+from boardcert.suite import checks, expect
+from boardcert.suite.board import Board, profile_body, unique
 
 CARD_OPS = (15, 16, 17, 18, 19, 20)
 
@@ -71,7 +72,7 @@ def answer(number: int, _answers: dict[int, Exchange], api,
            make_board: Callable[[], Board], request: pytest.FixtureRequest) -> Exchange:
     """The answer of Card-returning op `number`, called once (in set-up) on a board of its own
     and shared by the tests that only read it; with more than one request in flight, those of
-    the tests that follow side by side, each kept if it answered 200 (boardcert.ahead)."""
+    the tests that follow side by side, each kept if it answered 200 (boardcert.pytest.ahead)."""
     def plan(item: pytest.Item) -> tuple[int, Callable[[], Exchange]] | None:
         other = ahead.param(item, "answer", "number")
         if other is None or other in _answers:

@@ -1,7 +1,7 @@
 """Concurrent writes (conformance policy, section 3): creations sent at the same moment, each
 answered 2xx, are all there afterwards (two people adding rows to one board must not lose one).
 
-AT_ONCE creations of one kind go out together (boardcert.at_once: a thread each, released by a
+AT_ONCE creations of one kind go out together (boardcert.http.at_once: a thread each, released by a
 barrier) into one project, row, column or card, beside a record made first, one request at a
 time, that shows the reading can find them. A refusal (409, 429, any 4xx, a 5xx "busy") is the
 server's right and is not judged here; when none was answered 2xx the test is not assessed.
@@ -16,14 +16,14 @@ from typing import Any
 
 import pytest
 
-from boardcert import expect
-from boardcert.api import find_named, mentions, misfit
-from boardcert.at_once import at_once
-from boardcert.board import Made, unique
-from boardcert.client import Exchange
-from boardcert.config import NotAssessed
 from boardcert.errors import ExchangeError, Violation
-from boardcert.reproduce import conditions as when
+from boardcert.http.api import find_named, mentions, misfit
+from boardcert.http.at_once import at_once
+from boardcert.http.client import Exchange
+from boardcert.interface import conditions as when
+from boardcert.settings.config import NotAssessed
+from boardcert.suite import expect
+from boardcert.suite.board import Made, unique
 
 AT_ONCE = 4
 REQUIREMENT = "CONCURRENT-CREATIONS-KEPT"

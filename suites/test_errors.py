@@ -4,7 +4,8 @@ Error statuses, codes and bodies are not shown, so any 4xx is a rejection and wh
 uses is only recorded (ERROR-FORMAT). A rejected request is checked against a fresh operation 3
 read before and after it: the whole Project, updatedAt included.
 
-With more than one request in flight (boardcert.concurrency) the cases of the tests this process
+With more than one request in flight (boardcert.pytest.concurrency) the cases of the tests this
+process
 runs together go side by side between one reading before and one after (`Sent.batch`); anything
 unexpected and they are sent again one at a time, as serially.
 """
@@ -18,11 +19,13 @@ from typing import Any
 
 import pytest
 
-from boardcert import concurrency, expect, spec
-from boardcert.api import Api
-from boardcert.board import Board, placeholders, project_state, unique
-from boardcert.client import Exchange
-from boardcert.config import NotAssessed, fill
+from boardcert.http.api import Api
+from boardcert.http.client import Exchange
+from boardcert.interface import spec
+from boardcert.pytest import concurrency
+from boardcert.settings.config import NotAssessed, fill
+from boardcert.suite import expect
+from boardcert.suite.board import Board, placeholders, project_state, unique
 
 JSON_TYPE = {"Content-Type": "application/json"}
 # Ids that name nothing: too big for any integer column, and not a number at all.

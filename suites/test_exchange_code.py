@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from boardcert import expect
-from boardcert.client import Exchange
-from boardcert.config import NotAssessed, fill
+from boardcert.http.client import Exchange
+from boardcert.settings.config import NotAssessed, fill
+from boardcert.suite import expect
 
 
 @pytest.fixture(scope="module")

@@ -11,13 +11,15 @@ from typing import Any
 
 import pytest
 
-from boardcert import ahead, expect, spec
-from boardcert.api import misfit
-from boardcert.board import placeholders, unique
-from boardcert.client import Exchange
-from boardcert.config import NotAssessed, fill
 from boardcert.errors import SetUpError
-from boardcert.ledger import Entry
+from boardcert.http.api import misfit
+from boardcert.http.client import Exchange
+from boardcert.interface import spec
+from boardcert.pytest import ahead
+from boardcert.settings.config import NotAssessed, fill
+from boardcert.suite import expect
+from boardcert.suite.board import placeholders, unique
+from boardcert.suite.ledger import Entry
 
 Call = Callable[[], Exchange]
 
@@ -247,7 +249,7 @@ def operation(number: int, request: pytest.FixtureRequest) -> Call:
     """Op `number` with everything it needs made first: a set-up failure is an error (not
     assessed), never a failure of the operation. With more than one request in flight, the
     set-ups of the tests that follow, and their calls, are made side by side
-    (boardcert.ahead); a call kept only if it answered 200, else made again one at a time."""
+    (boardcert.pytest.ahead); a call kept only if it answered 200, else made again one at a time."""
     def plan(item: pytest.Item) -> tuple[str, Callable[[], Call]] | None:
         other = ahead.param(item, "operation", "number")
         if other is None or other in UNPREPARED:

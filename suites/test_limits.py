@@ -5,7 +5,7 @@ sides, in one-byte, two-byte and astral characters, so a limit off by one either
 counted in bytes or in UTF-16 units, and a store that truncates are all told apart. "Unchanged"
 is read back through a fresh operation 3, after checking that operation 3 shows a rename at all.
 
-With more than one request in flight (boardcert.concurrency) the cases the tests this process
+With more than one request in flight (boardcert.pytest.concurrency) the cases the tests this process
 runs together need go side by side (`Renames.outcome`): the names at the limit each on a project
 of its own, the rejected ones on cards of their own between one reading of their project before
 and one after. Anything unexpected and they are made again one at a time, as serially.
@@ -22,12 +22,13 @@ from typing import Any
 
 import pytest
 
-from boardcert import concurrency, expect
-from boardcert.api import Api, card_names
-from boardcert.board import Made, unique
-from boardcert.client import Exchange
-from boardcert.config import NotAssessed
-from boardcert.expect import Outcome
+from boardcert.http.api import Api, card_names
+from boardcert.http.client import Exchange
+from boardcert.pytest import concurrency
+from boardcert.settings.config import NotAssessed
+from boardcert.suite import expect
+from boardcert.suite.board import Made, unique
+from boardcert.suite.expect import Outcome
 
 LIMIT = 25000
 ASCII, E_ACUTE, EMOJI = "a", "\u00e9", "\U0001f600"  # 1, 2 and 4 bytes in UTF-8

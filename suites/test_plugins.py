@@ -2,7 +2,7 @@
 entity under a key (ops 25-27).
 
 Plugin records and plugin data answers have no shown shape, so the suite asks only whether the
-plugin id or the stored value is mentioned anywhere in them (`boardcert.api.mentions`).
+plugin id or the stored value is mentioned anywhere in them (`boardcert.http.api.mentions`).
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 
-from boardcert import ahead, expect
-from boardcert.api import Api, mentions
-from boardcert.board import Made, unique
-from boardcert.client import Exchange
-from boardcert.config import NotAssessed, Profile, fill
-from boardcert.ledger import Entry, Ledger
+from boardcert.http.api import Api, mentions
+from boardcert.http.client import Exchange
+from boardcert.pytest import ahead
+from boardcert.settings.config import NotAssessed, Profile, fill
+from boardcert.suite import expect
+from boardcert.suite.board import Made, unique
+from boardcert.suite.ledger import Entry, Ledger
 
 
 @dataclass

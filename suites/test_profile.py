@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardcert.config import NotAssessed
+from boardcert.settings.config import NotAssessed
 
 
 @pytest.mark.requirement("PROFILE-DISCOVERED")

@@ -1,6 +1,6 @@
 """Projects (ops 2-5) and the Project record that project, row and column operations return:
 its fields, its cards, and its updatedAt, which moves on an update (judged last in this module,
-on projects read when the session started: boardcert.early)."""
+on projects read when the session started: boardcert.pytest.early)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from boardcert import ahead, checks, early, expect
-from boardcert.api import ids_in_order
-from boardcert.board import unique
-from boardcert.client import Exchange
-from boardcert.config import NotAssessed
-from boardcert.early import Watched
-from boardcert.reproduce import conditions as when
+from boardcert.http.api import ids_in_order
+from boardcert.http.client import Exchange
+from boardcert.interface import conditions as when
+from boardcert.pytest import ahead, early
+from boardcert.pytest.early import Watched
+from boardcert.settings.config import NotAssessed
+from boardcert.suite import checks, expect
+from boardcert.suite.board import unique
 
 PROJECT_OPS = (2, 3, 5, 7, 8, 9, 10, 11, 12, 13, 14)
 
@@ -114,7 +115,7 @@ def answer(number: int, _answers: dict[int, Exchange],
                    request: pytest.FixtureRequest) -> Exchange:
     """The answer of Project-returning op `number`, called once (in set-up) with real ids and
     shared by the tests that only read it; with more than one request in flight, those of the
-    tests that follow side by side, each kept if it answered 200 (boardcert.ahead)."""
+    tests that follow side by side, each kept if it answered 200 (boardcert.pytest.ahead)."""
     def plan(item: pytest.Item) -> tuple[int, Callable[[], Exchange]] | None:
         other = ahead.param(item, "answer", "number")
         if other is None or other in _answers or other == 2:  # op 2 needs nothing made
@@ -246,7 +247,8 @@ def _get(body: Any, field: str) -> Any:
     return body.get(field) if isinstance(body, dict) else None
 
 
-# --- updatedAt, judged last: its projects were read at the session's start (boardcert.early) ---
+# --- updatedAt, judged last: its projects were read at the session's start
+# (boardcert.pytest.early) ---
 
 def _update(number: int, api, watched: Watched, row_name_property: str) -> Exchange:
     """Update `number` of the watched project: a rename, a row created or deleted, a column

@@ -14,8 +14,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from boardcert import concurrency, properties
-from boardcert.config import NotAssessed
+from boardcert import properties
+from boardcert.pytest import concurrency
+from boardcert.settings.config import NotAssessed
 
 schema = properties.load_schema()
 

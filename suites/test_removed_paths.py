@@ -3,14 +3,15 @@
 Each former method+path is called with real ids of a board this module made and the valid key:
 first with the body its current operation accepts (the profile's, or what discovery found),
 so that a route still there that takes today's body answers 2xx, then (if that was not served)
-with the body the former operation plausibly took (boardcert.removed), which carries the ids
+with the body the former operation plausibly took (boardcert.interface.removed), which carries the
+ids
 its path no longer has; the project is read by a fresh operation 3 before and after. A 2xx
 fails the MUST; a 3xx, or a 4xx other than 404, 405 and 410 (the route is evidently still
 there), the SHOULD REMOVED-PATH-GONE (a reading); a 5xx is held against NO-SERVER-ERROR in a
 test of its own. POST /exchange-code changes nothing the interface can read back: its
 no-effect test is not assessed.
 
-With more than one request in flight (boardcert.concurrency) the calls the tests this process
+With more than one request in flight (boardcert.pytest.concurrency) the calls the tests this process
 runs together need go side by side between one reading before and one after (`Calls.batch`);
 anything unexpected and they are made again one at a time, as serially.
 """
@@ -22,13 +23,15 @@ from typing import Any
 
 import pytest
 
-from boardcert import concurrency, expect, spec
-from boardcert.api import Api
-from boardcert.board import Board, placeholders, project_state, unique
-from boardcert.client import Client, Exchange
-from boardcert.config import NotAssessed, Profile, fill
-from boardcert.expect import Outcome
-from boardcert.removed import REMOVED, RemovedPath
+from boardcert.http.api import Api
+from boardcert.http.client import Client, Exchange
+from boardcert.interface import spec
+from boardcert.interface.removed import REMOVED, RemovedPath
+from boardcert.pytest import concurrency
+from boardcert.settings.config import NotAssessed, Profile, fill
+from boardcert.suite import expect
+from boardcert.suite.board import Board, placeholders, project_state, unique
+from boardcert.suite.expect import Outcome
 
 GONE = (404, 405, 410)  # the statuses of a route that is not there (any of them is fine)
 Request = tuple[str, str, Any]  # method, path, body

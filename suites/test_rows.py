@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
-from boardcert import ahead, checks, expect
-from boardcert.api import find_named, ids_in_order, mentions
-from boardcert.board import unique
-from boardcert.client import Exchange
-from boardcert.config import NotAssessed
+from boardcert.http.api import find_named, ids_in_order, mentions
+from boardcert.http.client import Exchange
+from boardcert.pytest import ahead
+from boardcert.settings.config import NotAssessed
+from boardcert.suite import checks, expect
+from boardcert.suite.board import unique
 
 
 def _rows(body: Any, where: str) -> Any:

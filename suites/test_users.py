@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardcert import expect
+from boardcert.suite import expect
 
 
 @pytest.mark.read_only

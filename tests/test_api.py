@@ -1,4 +1,4 @@
-"""boardcert.api: operations called by number, the profile's bodies marked, and the one rule
+"""boardcert.http.api: operations called by number, the profile's bodies marked, and the one rule
 for a profile that does not fit the server (api.misfit)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import json
 import httpx
 import pytest
 
-from boardcert.api import Api, find_named, ids_in_order, mentions, misfit, server_message
-from boardcert.client import Client, Exchange
-from boardcert.config import NotAssessed, Target, load_profile
+from boardcert.http.api import Api, find_named, ids_in_order, mentions, misfit, server_message
+from boardcert.http.client import Client, Exchange
+from boardcert.settings.config import NotAssessed, Target, load_profile
 
 KEY = "api-key-for-tests"
 

@@ -1,4 +1,4 @@
-"""boardcert.at_once: requests sent at the same moment, each through the client (issue 24,
+"""boardcert.http.at_once: requests sent at the same moment, each through the client (issue 24,
 CONCURRENT-CREATIONS-KEPT): they meet in flight at the server, each answer in its place, a
 request without an answer is its ExchangeError, a bug in boardcert is raised."""
 
@@ -9,8 +9,8 @@ from functools import partial
 import pytest
 from test_concurrency import KEY, late_client
 
-from boardcert.at_once import at_once
 from boardcert.errors import ExchangeError
+from boardcert.http.at_once import at_once
 
 
 def test_requests_meet_in_flight_and_answer_in_order():

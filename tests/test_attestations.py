@@ -24,8 +24,8 @@ from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import SSlibKey
 from test_baseline import synthetic_report
 
-from boardcert import attestations, badge, bundle, dsse, statements
-from boardcert.attestations import JSONL, SUMMARY_FILE, TEST_RESULT_FILE
+from boardcert.outputs import attestations, badge, bundle, dsse, statements
+from boardcert.outputs.attestations import JSONL, SUMMARY_FILE, TEST_RESULT_FILE
 from boardcert.paths import DEFAULT_PROFILE, OPENAPI, REQUIREMENTS
 
 NOW = datetime(2026, 11, 22, 12, 1, 0, tzinfo=UTC)

@@ -15,7 +15,7 @@ from faults.catalogue import ONE_AT_A_TIME, acts_then_401
 from faults.exchanges import read, sent
 from faults.harness import at_each_in_flight, same_both_ways
 
-from boardcert import spec
+from boardcert.interface import spec
 
 AUTH_ONLY = ("-k", "test_auth", "-p", "faults.exchanges")
 IN_FLIGHT = 4

@@ -6,7 +6,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from boardcert import badge
+from boardcert.outputs import badge
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -62,7 +62,7 @@ def test_report_write_puts_the_badge_beside_the_reports_and_in_the_html(tmp_path
     """Every written report has its badge.svg; the HTML shows the same badge inline."""
     from test_report import sample_report
 
-    from boardcert import report as compliance
+    from boardcert.outputs import report as compliance
 
     built = sample_report("non-conformant")
     written = compliance.write(built, tmp_path)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from boardcert import baseline, requirements, spec
+from boardcert.interface import requirements, spec
+from boardcert.outputs import baseline
 
 STARTED = "2026-11-22T12:00:00Z"
 
@@ -273,7 +274,7 @@ def test_diff_names_requirements_that_came_or_went():
 def test_the_baseline_part_is_valid_and_shown_in_the_reports(tmp_path):
     """The comparison, as `baseline` in compliance.json, validates against the schema and
     is listed in the Markdown and the HTML."""
-    from boardcert import report
+    from boardcert.outputs import report
 
     now = synthetic_report(failed=("PROJECT-RENAME",))
     found = baseline.compare(now, synthetic_report(failed=("CARD-RENAME",)),
@@ -296,8 +297,8 @@ def after(tmp_path: Path, now: dict, exit_code: int = 1, strict: bool = False,
     """What `boardcert run` does once the suite has written `now` (its exit code so far)."""
     import argparse
 
-    from boardcert import report
     from boardcert.cli import after_run
+    from boardcert.outputs import report
 
     output = tmp_path / "run"
     report.write(now, output)

@@ -1,4 +1,5 @@
-"""boardcert.board: the placeholders a board fills a profile's bodies with; `make_board` builds a
+"""boardcert.suite.board: the placeholders a board fills a profile's bodies with; `make_board`
+builds a
 board on a server and the run deletes it; a server that will not make one leaves the tests
 that need it not assessed, not failed."""
 
@@ -10,16 +11,16 @@ import json
 import pytest
 from hostile import apps
 
-from boardcert.board import Board, Made, placeholders, profile_body
-from boardcert.config import PLACEHOLDERS, Profile, ProfileBody, load_profile
 from boardcert.paths import SUITES
 from boardcert.reference.app import create_app
+from boardcert.settings.config import PLACEHOLDERS, Profile, ProfileBody, load_profile
+from boardcert.suite.board import Board, Made, placeholders, profile_body
 
 pytest_plugins = ["pytester", "hostile.fixtures"]
 pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
 
 KEY = "board-key-5e1f"
-PLUGIN = ("-p", "boardcert.plugin", "-p", "no:cacheprovider", "--api-key", KEY)
+PLUGIN = ("-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--api-key", KEY)
 FROM_PLUGIN = ("plugin_id", "code", "entity_id")  # placeholders only a profile gives
 
 
@@ -138,7 +139,7 @@ PLUGIN_MODULES = {"plugin", "keys", "markers", "target", "cleanup", "fixtures", 
 
 def test_suites_import_no_plugin_internals():
     """The suites use the plugin through its fixtures and import what they build with from
-    the public modules (boardcert.board, expect, api, ...), never the plugin's own modules."""
+    the public modules (boardcert.suite.board, expect, api, ...), never the plugin's own modules."""
     found = []
     for path in sorted(SUITES.glob("test_*.py")):
         for node in ast.walk(ast.parse(path.read_text())):

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from test_baseline import synthetic_report
 
-from boardcert import badge, bundle, requirements
+from boardcert.interface import requirements
+from boardcert.outputs import badge, bundle
 from boardcert.paths import DEFAULT_PROFILE, OPENAPI, REQUIREMENTS
 
 MUSTS = sum(r.level == "MUST" for r in requirements.catalogue().values())

@@ -23,7 +23,7 @@ import pytest
 from hostile import apps
 from hostile.servers import Servers
 
-from boardcert.api import find_named
+from boardcert.http.api import find_named
 from boardcert.paths import ROOT, SUITES
 from boardcert.reference.app import create_app
 from boardcert.reference.store import PLUGIN_IDS, Store
@@ -94,7 +94,7 @@ def test_everything_created_is_deleted_after_failures(pytester, reference):
     """A run with failing tests (op 16 answers 500) deletes all it created, and what existed
     before reads back unchanged."""
     result = pytester.runpytest_inprocess(
-        "-p", "boardcert.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+        "-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
         "--base-url", reference.url, "--api-key", KEY, *MODULES)
     assert result.ret == 1
     assert result.parseoutcomes().get("failed", 0) >= 1
@@ -177,9 +177,9 @@ def test_plan_without_base_url_starts_no_reference_server(pytester, monkeypatch)
 
     monkeypatch.setattr(boardcert.reference.server, "start", tripped)
     monkeypatch.setattr(httpx.Client, "send", tripped)
-    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", tripped)  # boardcert.client's
+    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", tripped)  # boardcert.http.client's
     result = pytester.runpytest_inprocess(
-        "-p", "boardcert.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT), "--plan",
+        "-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT), "--plan",
         *MODULES)
     assert result.ret == 0, result.stdout.str()
     result.stdout.fnmatch_lines(["target: the bundled reference server (not started)",
@@ -193,7 +193,7 @@ def test_read_only_run_only_reads(pytester, reference, tmp_path):
     names the requirements it leaves not assessed, in the summary and in the report."""
     report = tmp_path / "report"
     result = pytester.runpytest_inprocess(
-        "-p", "boardcert.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+        "-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
         "--base-url", reference.url, "--api-key", KEY, "--read-only",
         f"--report-dir={report}", str(SUITES / "test_users.py"), *MODULES)
     assert result.ret in (0, 1), result.stdout.str()
@@ -226,7 +226,7 @@ def test_read_only_reads_the_current_project_or_is_not_assessed(pytester):
     recorder = apps.Recorder(app)
     with Servers() as servers:
         url = servers.asgi(recorder)
-        args = ("-p", "boardcert.plugin", "-p", "no:cacheprovider", "-s", "-rs",
+        args = ("-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "-s", "-rs",
                 "--base-url", url, "--api-key", KEY, "--read-only")
         none_yet = pytester.runpytest_inprocess(*args)
         none_yet.assert_outcomes(skipped=1)
@@ -243,7 +243,7 @@ def test_read_only_reads_the_current_project_or_is_not_assessed(pytester):
 def test_plan_under_read_only_names_what_is_left_not_assessed():
     """The plan of a --read-only run: only tests that need nothing created run, GETs only,
     and the requirements of the others are named as not assessed."""
-    from boardcert.plan import PlannedTest, render
+    from boardcert.pytest.plan import PlannedTest, render
 
     tests = [
         PlannedTest("suites/a.py", (1,), frozenset({"api"}), True, ("USERS-ME-PROPERTIES",)),
@@ -271,10 +271,10 @@ def test_clean_up_deletes_newest_first_and_only_what_a_project_does_not_take_alo
     their project; what a test deleted itself is not deleted again."""
     import httpx
 
-    from boardcert.api import Api
-    from boardcert.client import Client
-    from boardcert.config import Target, load_profile
-    from boardcert.ledger import Ledger
+    from boardcert.http.api import Api
+    from boardcert.http.client import Client
+    from boardcert.settings.config import Target, load_profile
+    from boardcert.suite.ledger import Ledger
 
     deleted: list[str] = []
 
@@ -306,10 +306,10 @@ def test_clean_up_deletes_projects_side_by_side_once_the_server_answers():
 
     import httpx
 
-    from boardcert.api import Api
-    from boardcert.client import Client
-    from boardcert.config import Target, load_profile
-    from boardcert.ledger import CONCURRENT, Ledger
+    from boardcert.http.api import Api
+    from boardcert.http.client import Client
+    from boardcert.settings.config import Target, load_profile
+    from boardcert.suite.ledger import CONCURRENT, Ledger
 
     deleted: list[str] = []
     busy, most = [0], [0]
@@ -341,10 +341,10 @@ def test_clean_up_gives_up_on_a_server_that_stopped_answering():
     """Three refused connections in a row: the rest is listed as not tried, not waited on."""
     import httpx
 
-    from boardcert.api import Api
-    from boardcert.client import Client
-    from boardcert.config import Target, load_profile
-    from boardcert.ledger import GIVE_UP_AFTER, Ledger
+    from boardcert.http.api import Api
+    from boardcert.http.client import Client
+    from boardcert.settings.config import Target, load_profile
+    from boardcert.suite.ledger import GIVE_UP_AFTER, Ledger
 
     calls: list[str] = []
 

@@ -14,12 +14,14 @@ import pytest
 import yaml
 from test_report import sample_report
 
-from boardcert import cli, report, requirements
+from boardcert import cli
 from boardcert.cli import exits, session
-from boardcert.config import load_profile
+from boardcert.http.redact import Redactor
+from boardcert.interface import requirements
+from boardcert.outputs import report
 from boardcert.paths import DEFAULT_PROFILE, ROOT, SUITES
-from boardcert.redact import Redactor
 from boardcert.reference.server import free_port, start
+from boardcert.settings.config import load_profile
 
 pytest_plugins = ["pytester"]
 KEY = "bcKEY-distinctive-5f0c2e9a71"  # must never be written anywhere
@@ -311,7 +313,7 @@ USERS = str(SUITES / "test_users.py")
 def test_suites_are_run_unless_paths_are_given(extra, suites_added, pytester):
     """pytest's own parser decides what is a test path: an option's value never is."""
     pytester.plugins.append(session.SuitesUnlessPathsGiven())
-    config = pytester.parseconfig("-p", "boardcert.plugin", *extra)
+    config = pytester.parseconfig("-p", "boardcert.pytest.plugin", *extra)
     assert (config.args == [str(SUITES)]) is suites_added
 
 
@@ -319,11 +321,12 @@ def test_suites_are_run_unless_paths_are_given(extra, suites_added, pytester):
 def test_the_workers_of_boardcert_run_get_the_suites_too(pytester):
     """pytest-xdist's workers parse pytest's original arguments: under `boardcert run` (which
     passes --boardcert-command) the plugin adds the suites there too, never otherwise."""
-    config = pytester.parseconfig("-p", "boardcert.plugin", "--boardcert-command={}", "-n", "2")
+    config = pytester.parseconfig("-p", "boardcert.pytest.plugin", "--boardcert-command={}",
+                                  "-n", "2")
     assert config.args == [str(SUITES)]
-    assert pytester.parseconfig("-p", "boardcert.plugin", "--boardcert-command={}",
+    assert pytester.parseconfig("-p", "boardcert.pytest.plugin", "--boardcert-command={}",
                                 f"{USERS}::test_x").args == [f"{USERS}::test_x"]
-    assert pytester.parseconfig("-p", "boardcert.plugin").args != [str(SUITES)]
+    assert pytester.parseconfig("-p", "boardcert.pytest.plugin").args != [str(SUITES)]
 
 # --- report, profile, requirements --------------------------------------------------------
 
@@ -417,11 +420,11 @@ pytest.main([*session._pytest_setup(), "--collect-only", "-q", {str(tmp_path)!r}
 rewritten = [m for m in ("hypothesis.core", "schemathesis.schemas")
              if type(sys.modules[m].__loader__).__name__ == "AssertionRewritingHook"]
 print(sorted(seen.names & {{"anyio", "xdist", "allure_pytest", "hypothesispytest",
-                            "schemathesis.pytest.plugin", "boardcert.plugin"}}), rewritten)
+                            "schemathesis.pytest.plugin", "boardcert.pytest.plugin"}}), rewritten)
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, cwd=ROOT)
     said = done.stdout.strip().splitlines()
     assert said and said[-1] == (
-        "['allure_pytest', 'boardcert.plugin', 'hypothesispytest', "
+        "['allure_pytest', 'boardcert.pytest.plugin', 'hypothesispytest', "
         "'schemathesis.pytest.plugin', 'xdist'] []"), done.stdout + done.stderr

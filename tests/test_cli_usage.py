@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from boardcert import cli
-from boardcert.budget import BUDGETS, DEFAULT_SEED
 from boardcert.cli.exits import EXIT_CODES
 from boardcert.cli.parser import closest
+from boardcert.settings.budget import BUDGETS, DEFAULT_SEED
 
 # Each subcommand with the arguments it requires.
 COMMANDS = {"run": [], "report": ["DIR"], "requirements": [], "profile": [], "serve": [],
@@ -27,7 +27,8 @@ def help_of(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
 
 
 def test_run_help_gives_the_budget_s_default_and_cost(capsys):
-    """--budget: each budget's cases and scenarios (from boardcert.budget), what it costs, and
+    """--budget: each budget's cases and scenarios (from boardcert.settings.budget), what it costs,
+    and
     that standard is the default."""
     shown = " ".join(help_of(capsys, "run").split())
     assert "--budget B how hard the property tests try (default standard)" in shown

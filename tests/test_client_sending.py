@@ -1,4 +1,4 @@
-"""boardcert.client sends straight through httpx's transport (not httpx.Client.send): the
+"""boardcert.http.client sends straight through httpx's transport (not httpx.Client.send): the
 request is the one httpx.Client would build, byte for byte, odd paths included; the transport
 the client would pick (proxies from the environment), its 8 connections, its timeouts and its
 decoding of the body are kept; no cookie jar. (Misbehaving servers: test_robustness.py.)"""
@@ -17,9 +17,9 @@ import httpx
 import pytest
 from hostile.servers import Servers
 
-from boardcert.client import BROKEN, Client
-from boardcert.config import Target, load_profile
 from boardcert.errors import ExchangeError
+from boardcert.http.client import BROKEN, Client
+from boardcert.settings.config import Target, load_profile
 
 pytest_plugins = ["hostile.fixtures"]
 

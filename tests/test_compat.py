@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 from hypothesis.stateful import RULE_MARKER
 
-from boardcert import compat, spec
+from boardcert import compat
 from boardcert.errors import CompatError
+from boardcert.interface import spec
 from boardcert.paths import ROOT, SUITES
 
 

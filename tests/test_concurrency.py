@@ -1,4 +1,4 @@
-"""boardcert.concurrency: requests side by side inside a test process (gather, the exchanges
+"""boardcert.pytest.concurrency: requests side by side inside a test process (gather, the exchanges
 kept aside until a test adopts them), how many (in_flight), and for which tests (companions)."""
 
 from __future__ import annotations
@@ -16,11 +16,12 @@ from typing import Any
 import httpx
 import pytest
 
-from boardcert import concurrency, workers
-from boardcert.client import Client
-from boardcert.config import resolve
 from boardcert.errors import ConfigError, ExchangeError
+from boardcert.http.client import Client
 from boardcert.paths import ROOT, SUITES
+from boardcert.pytest import concurrency
+from boardcert.settings import workers
+from boardcert.settings.config import resolve
 from boardcert.speed import distribution
 
 KEY = "concurrency-test-key-9d1"

@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from boardcert import cli
-from boardcert.config import PLACEHOLDERS, load_profile, overlay
 from boardcert.errors import ConfigError
 from boardcert.paths import DEFAULT_PROFILE
+from boardcert.settings.config import PLACEHOLDERS, load_profile, overlay
 
 DEFAULTS = yaml.safe_load(DEFAULT_PROFILE.read_text(encoding="utf-8"))
 
@@ -91,7 +91,7 @@ def test_an_unknown_placeholder_is_refused_naming_key_and_placeholder(tmp_path, 
 
 
 def test_every_placeholder_the_reference_profile_documents_is_known():
-    """The reference profile's comment lists exactly boardcert.config.PLACEHOLDERS, and its
+    """The reference profile's comment lists exactly boardcert.settings.config.PLACEHOLDERS, and its
     own templates use only those."""
     comment = re.search(r"Placeholders: (.*?)\.\n(?!#)", DEFAULT_PROFILE.read_text(), re.S)
     listed = {w.strip("# \n") for w in comment.group(1).replace("\n#", " ").split(",")}

@@ -56,7 +56,7 @@ def test_target_gone_mid_run_exits_3_with_a_report(servers, tmp_path, capsys):
 
 def run_suites(pytester: pytest.Pytester, base_url: str, *args: str) -> pytest.RunResult:
     return pytester.runpytest_inprocess(
-        "-p", "boardcert.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+        "-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
         "--base-url", base_url, "--api-key", KEY, "--request-timeout", "0.5", *args)
 
 

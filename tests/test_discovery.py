@@ -21,14 +21,14 @@ from faults.asgi import Forward, Request, Response
 from faults.edits import error, on
 from faults.harness import certify, serving
 
-from boardcert import report
-from boardcert.api import server_message
-from boardcert.client import Exchange
-from boardcert.config import Target, load_profile
 from boardcert.discovery import FOUND, KEPT, discover_target
 from boardcert.discovery.findings import NOT_FOUND
 from boardcert.discovery.refusals import required_fields
+from boardcert.http.api import server_message
+from boardcert.http.client import Exchange
+from boardcert.outputs import report
 from boardcert.paths import ROOT
+from boardcert.settings.config import Target, load_profile
 
 
 async def _alias_by_nickname(request: Request, forward: Forward) -> Response:

@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from faults import CONFORMANT, FAULTS
 
-from boardcert import cli, requirements, spec
-from boardcert.budget import DEFAULT_SEED
+from boardcert import cli
 from boardcert.cli.exits import EXIT_CODES
+from boardcert.interface import requirements, spec
 from boardcert.paths import ROOT
+from boardcert.settings.budget import DEFAULT_SEED
 
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
@@ -79,7 +80,8 @@ def test_every_count_stated_is_the_code_s(page):
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_the_default_seed_and_the_exit_codes_are_the_code_s(page):
-    """A default seed stated is boardcert.budget's; the exit codes page lists every code."""
+    """A default seed stated is boardcert.settings.budget's; the exit codes page lists every
+    code."""
     text = " ".join(page.read_text(encoding="utf-8").split())
     assert all(int(s) == DEFAULT_SEED for s in re.findall(r"default (?:seed )?(\d{5,})", text))
     if page.name == "exit-codes.md":

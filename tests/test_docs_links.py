@@ -16,9 +16,11 @@ import pytest
 from faults import FAULTS, serving
 from test_report import sample_report
 
-from boardcert import cli, requirements, requirements_page
+from boardcert import cli
+from boardcert.interface import requirements
+from boardcert.outputs import requirements_page
+from boardcert.outputs.report import render
 from boardcert.paths import ROOT
-from boardcert.report import render
 
 DOCS = "https://forge.example/team/boardcert/blob/v1/docs"
 FAILED = "CARD-NAME-MAX-REJECTED"

@@ -1,4 +1,4 @@
-"""boardcert.expect: the suites' assertions fail with a Violation carrying the requirement
+"""boardcert.suite.expect: the suites' assertions fail with a Violation carrying the requirement
 and the exchange as data, and pass what the interface allows."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from boardcert import expect
-from boardcert.client import Exchange
-from boardcert.config import ProfileBody
 from boardcert.errors import NotAssessed, Violation
+from boardcert.http.client import Exchange
+from boardcert.settings.config import ProfileBody
+from boardcert.suite import expect
 
 
 def exchange(status: int, body: Any = None, content_type: str = "application/json") -> Exchange:

@@ -9,9 +9,10 @@ import json
 import pytest
 from test_baseline import synthetic_report
 
-from boardcert import baseline, bundle, facts, report
+from boardcert.outputs import baseline, bundle, report
+from boardcert.outputs.report.build import Run
 from boardcert.paths import DEFAULT_PROFILE
-from boardcert.report.build import Run
+from boardcert.settings import run_facts
 
 pytest_plugins = ["pytester"]
 
@@ -28,27 +29,27 @@ RUN = {"budget": "quick", "seed": 20240618,
     ["run", "--api-k=SECRET", "--budget", "quick"]])
 def test_the_key_value_is_dropped_from_the_options(argv):
     """--api-key (and argparse's abbreviations of it) keeps its flag and loses its value."""
-    assert facts.without_key(argv) == ["run", "--api-key", "--budget", "quick"]
+    assert run_facts.without_key(argv) == ["run", "--api-key", "--budget", "quick"]
 
 
 def test_absolute_paths_are_recorded_by_their_file_name():
     """A report names no directory of the machine: absolute paths keep their file name."""
     argv = ["run", "--profile", "/home/me/acme.yaml", "--output=/tmp/r/out", "--api-key=K",
             "--", "/srv/suites/test_users.py", "suites/test_cards.py"]
-    assert facts.recorded_options(argv) == [
+    assert run_facts.recorded_options(argv) == [
         "run", "--profile", "acme.yaml", "--output=out", "--api-key", "--", "test_users.py",
         "suites/test_cards.py"]
 
 
 def test_other_options_are_kept_whole():
     argv = ["run", "--base-url", "http://h", "--alluredir", "x", "--", "-m", "op1"]
-    assert facts.without_key(argv) == argv
+    assert run_facts.without_key(argv) == argv
 
 
 def test_the_record_names_budget_seed_versions_and_options():
     """The run section holds the budget, the seed, boardcert/schemathesis/hypothesis/python
     versions and the options, and validates against the compliance schema."""
-    found = facts.record("standard", 7, facts.without_key(["run", "--api-key", "K"]))
+    found = run_facts.record("standard", 7, run_facts.without_key(["run", "--api-key", "K"]))
     assert found["budget"] == "standard" and found["seed"] == 7
     assert {"boardcert", "schemathesis", "hypothesis", "python"} <= set(found["versions"])
     assert found["options"] == ["run", "--api-key"]
@@ -107,12 +108,12 @@ def test_a_plain_pytest_run_records_its_options_without_the_key(pytester):
     --api-key's value dropped, and the budget and seed it used."""
     pytester.makepyfile("def test_x():\n    pass\n")
     result = pytester.runpytest_subprocess(
-        "-p", "boardcert.plugin", "-p", "no:cacheprovider", "--api-key", "SECRET-k3y",
+        "-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--api-key", "SECRET-k3y",
         "--budget", "7", "--report-dir", "out", "-q")
     assert result.ret == 0, result.stdout.str()
     found = report.load(pytester.path / "out")["run"]
     assert found["budget"] == "7" and found["seed"] == 20240618
-    assert found["options"][-10:] == ["-p", "boardcert.plugin", "-p", "no:cacheprovider",
+    assert found["options"][-10:] == ["-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider",
                                       "--api-key", "--budget", "7", "--report-dir", "out", "-q"]
     assert "SECRET-k3y" not in json.dumps(found)
 

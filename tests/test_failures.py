@@ -1,4 +1,4 @@
-"""Failures are data (boardcert/errors.py, boardcert/failures.py): a Violation carries its
+"""Failures are data (boardcert/errors.py, boardcert/pytest/failures.py): a Violation carries its
 requirement ids and exchanges; what is a check about the server and what is boardcert's bug."""
 
 from __future__ import annotations
@@ -8,8 +8,6 @@ import dataclasses
 import pytest
 from hypothesis.errors import FlakyStrategyDefinition
 
-from boardcert import checks, expect
-from boardcert.client import Exchange
 from boardcert.errors import (
     ConfigError,
     ExchangeError,
@@ -18,7 +16,9 @@ from boardcert.errors import (
     Violation,
     violations,
 )
-from boardcert.failures import describe, is_bug, is_check
+from boardcert.http.client import Exchange
+from boardcert.pytest.failures import describe, is_bug, is_check
+from boardcert.suite import checks, expect
 
 ANSWER = Exchange("PATCH", "http://127.0.0.1:1/projects/p/cards/c", {"X-API-Key": "***"},
                   b'{"name": 1}', status=500, content=b"boom")

@@ -17,8 +17,8 @@ import test_attestations as made
 from cryptography.hazmat.primitives.asymmetric import ec
 from sigstore import dsse as sigstore_dsse
 
-from boardcert import attestations, bundle, dsse, keyless, statements
-from boardcert.attestations import SUMMARY_FILE, TEST_RESULT_FILE
+from boardcert.outputs import attestations, bundle, dsse, keyless, statements
+from boardcert.outputs.attestations import SUMMARY_FILE, TEST_RESULT_FILE
 
 keys = made.keys  # a key-pair fixture
 STATEMENT = statements.serialise({

@@ -1,4 +1,5 @@
-"""The options of a run are declared once (boardcert.options): pytest's plugin and `boardcert
+"""The options of a run are declared once (boardcert.settings.options): pytest's plugin and
+`boardcert
 run` both show every one, `boardcert run` hands those given on to pytest (never the key), and
 neither declares one of them again."""
 
@@ -7,8 +8,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from boardcert import cli, options, plugin
+from boardcert import cli
 from boardcert.cli import session
+from boardcert.pytest import plugin
+from boardcert.settings import options
 
 
 class Recorded:

@@ -24,8 +24,8 @@ import xmlschema
 from faults import FAULTS, Variant, combined, serving
 from faults.harness import SUITE_TIMEOUT, _env, suite_command
 
+from boardcert.outputs.report import render_summary
 from boardcert.paths import ROOT
-from boardcert.report import render_summary
 
 FOUR = ("card-id-integer", "malformed-json-500", "auth-open-op1", "project-rename-wrong-type-500")
 SUITES = ("test_properties.py", "test_errors.py", "test_auth.py")

@@ -33,7 +33,7 @@ def test_the_request_fixture_s_argument_names_are_known_without_its_signature():
 
 def test_httpx_s_command_line_client_is_not_imported():
     """boardcert's client imports httpx without its command-line client (click, rich)."""
-    code = "import sys, boardcert.client; print(sorted({'click', 'rich'} & set(sys.modules)))"
+    code = "import sys, boardcert.http.client; print(sorted({'click', 'rich'} & set(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
 
 KEY = "parallel-key-41d0"
 TESTS = Path(__file__).parent
-PLUGIN = ("-p", "boardcert.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT))
+PLUGIN = ("-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT))
 
 
 

@@ -18,15 +18,15 @@ import pytest
 import uvicorn
 
 import boardcert.reference.server
-from boardcert.checks import PROJECT_FIELDS
 from boardcert.paths import ROOT
 from boardcert.reference.app import create_app
 from boardcert.reference.server import free_port
+from boardcert.suite.checks import PROJECT_FIELDS
 
 pytest_plugins = ["pytester", "hostile.fixtures"]
 pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
 
-PLUGIN = ("-p", "boardcert.plugin", "-p", "no:cacheprovider")
+PLUGIN = ("-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider")
 
 
 
@@ -104,7 +104,7 @@ def test_not_assessed_is_reported_skipped(pytester):
     """A test that raises NotAssessed is skipped with "not assessed: <key>"."""
     pytester.makepyfile("""
         import pytest
-        from boardcert.config import NotAssessed
+        from boardcert.settings.config import NotAssessed
 
         @pytest.mark.requirement("CARD-ALIAS")
         def test_needs_a_body():

@@ -16,12 +16,13 @@ from faults import CONFORMANT, FAULTS
 from hostile import apps, raw
 from hostile.servers import Servers
 
-from boardcert import cli, preflight
-from boardcert.client import Client
-from boardcert.config import Target, load_profile
+from boardcert import cli
 from boardcert.errors import ConfigError, UnreachableError
+from boardcert.http import preflight
+from boardcert.http.client import Client
 from boardcert.paths import ROOT, SUITES
 from boardcert.reference.app import create_app
+from boardcert.settings.config import Target, load_profile
 
 pytest_plugins = ["pytester", "hostile.fixtures"]
 pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
@@ -102,7 +103,7 @@ def test_https_to_a_plain_http_server_asks_http_or_https_without_the_preflight_t
 def run_suites(pytester: pytest.Pytester, base_url: str, *args: str) -> pytest.RunResult:
     """pytest on the users suite, in this process, against base_url."""
     return pytester.runpytest_inprocess(
-        "-p", "boardcert.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+        "-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
         "--base-url", base_url, "--request-timeout", "1", USERS, *args)
 
 
@@ -221,7 +222,7 @@ def test_the_session_probes_the_target_once(pytester, servers, monkeypatch, args
         monkeypatch.setenv(preflight.CHECKED, url)
     pytester.makepyfile(test_a="def test_a(client):\n    pass\n",
                         test_b="def test_b(client):\n    pass\n")
-    result = pytester.runpytest_inprocess("-p", "boardcert.plugin", "-p", "no:cacheprovider",
+    result = pytester.runpytest_inprocess("-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider",
                                           "--base-url", url, "--api-key", KEY, *args)
     result.assert_outcomes(passed=2)
     assert users_me(recorder) == probes

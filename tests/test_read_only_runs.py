@@ -11,8 +11,9 @@ from faults.asgi import Intercept
 from faults.catalogue import SHAPES
 from hostile import apps
 
-from boardcert import cli, report
-from boardcert.api import find_named
+from boardcert import cli
+from boardcert.http.api import find_named
+from boardcert.outputs import report
 from boardcert.paths import SUITES
 from boardcert.reference.app import create_app
 
@@ -90,6 +91,6 @@ def test_outside_read_only_the_smoke_checks_are_deselected(pytester):
     """A full run does not run the read-only smoke checks (it checks the same on its own
     board): they are deselected, not skipped."""
     result = pytester.runpytest_inprocess(
-        "-p", "boardcert.plugin", "-p", "no:cacheprovider", "--collect-only", "-q",
+        "-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--collect-only", "-q",
         str(SUITES / "test_read_only.py"))
     result.stdout.fnmatch_lines(["*5 deselected*"])

@@ -1,4 +1,4 @@
-"""boardcert.redact: the key is masked where it stands (tokens, header values, JSON string
+"""boardcert.http.redact: the key is masked where it stands (tokens, header values, JSON string
 values, XML and HTML text), never inside other words, JSON keys or markup, and a report stays
 valid against its schema whatever the key."""
 
@@ -11,8 +11,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from test_report import sample_report
 
-from boardcert import report
-from boardcert.redact import MASK, Redactor, short_key_warning
+from boardcert.http.redact import MASK, Redactor, short_key_warning
+from boardcert.outputs import report
 
 ODD_KEYS = ["k", "test", "s", "***", "a.b*c(d", 'k"e<y&', "it's", "MUST", "passed", "2026",
             "div", "p"]

@@ -1,4 +1,5 @@
-"""boardcert.removed: the 13 removed method+path pairs of section 9, as data the suites fill."""
+"""boardcert.interface.removed: the 13 removed method+path pairs of section 9, as data the suites
+fill."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ import re
 
 import pytest
 
-from boardcert import spec
-from boardcert.config import PLACEHOLDERS
-from boardcert.removed import REMOVED, RemovedPath
+from boardcert.interface import spec
+from boardcert.interface.removed import REMOVED, RemovedPath
+from boardcert.settings.config import PLACEHOLDERS
 
 PARAMETER = re.compile(r"\{\w+\}")
 

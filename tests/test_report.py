@@ -11,10 +11,11 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from boardcert import report, requirements
-from boardcert.client import Exchange
-from boardcert.config import load_profile
-from boardcert.report import Run, TestResult, build
+from boardcert.http.client import Exchange
+from boardcert.interface import requirements
+from boardcert.outputs import report
+from boardcert.outputs.report import Run, TestResult, build
+from boardcert.settings.config import load_profile
 
 pytest_plugins = ["pytester"]
 
@@ -189,7 +190,7 @@ def test_a_requirement_with_cases_not_assessed_passes_partly_assessed(tmp_path):
     assert row.startswith("| passed (partly assessed: test_b[POST /exchange-code]: what")
     page = written["html"].read_text()
     assert "passed (partly assessed)</span>" in page[page.index(f'id="req-{req.id}"'):]
-    from boardcert.results import console_summary
+    from boardcert.pytest.results import console_summary
     lines = console_summary(built)
     assert any(line.startswith("1 requirement passed but partly assessed") for line in lines)
     assert any(req.id in line and "(and 2 more)" in line for line in lines)
@@ -448,8 +449,8 @@ def test_load_rejects_a_file_that_is_not_a_report(tmp_path):
 
 SUITE = '''
 import pytest
-from boardcert.client import Exchange
-from boardcert.config import NotAssessed
+from boardcert.http.client import Exchange
+from boardcert.settings.config import NotAssessed
 from boardcert.errors import Violation
 
 ANSWER = Exchange("POST", "http://127.0.0.1:1/projects/p/cards", {"X-API-Key": "***"},
@@ -498,7 +499,7 @@ def test_results_plugin_writes_the_report(pytester: pytest.Pytester, tmp_path: P
     exchanges reach compliance.json and the JUnit XML, under xdist too."""
     pytester.makepyfile(test_suite=SUITE)
     out = tmp_path / "out"
-    args = ["-p", "boardcert.plugin", "--report-dir", str(out), "--junitxml",
+    args = ["-p", "boardcert.pytest.plugin", "--report-dir", str(out), "--junitxml",
             str(tmp_path / "junit.xml"), *workers]
     result = (pytester.runpytest_subprocess if workers else pytester.runpytest)(*args)
     result.stdout.fnmatch_lines(["*boardcert compliance*", "verdict: incomplete; report: *"])
@@ -537,7 +538,7 @@ def test_an_exception_inside_boardcert_is_named_a_bug_in_boardcert(
     requirement is not assessed, never failed."""
     pytester.makepyfile(test_suite=SUITE)
     out = tmp_path / "out"
-    args = ["-p", "boardcert.plugin", "--report-dir", str(out), *workers]
+    args = ["-p", "boardcert.pytest.plugin", "--report-dir", str(out), *workers]
     result = (pytester.runpytest_subprocess if workers else pytester.runpytest)(*args)
     bug = "this is a bug in boardcert: KeyError: 'rows' in test_suite.py::test_breaks"
     result.stdout.fnmatch_lines([
@@ -564,7 +565,7 @@ def test_an_exception_inside_boardcert_is_named_a_bug_in_boardcert(
 def test_failures_link_their_reproduction(tmp_path):
     """A failure with a reproduction links its script in the Markdown and the HTML, and the
     report directory holds the script; JUnit's line names it."""
-    from boardcert.junit import output_lines
+    from boardcert.outputs.junit import output_lines
     from boardcert.reproduce.script import relative_path
 
     recipe = {"format": 1, "test": "suites/test_cards.py::test_rename", "requirements": [],

@@ -20,9 +20,9 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
 from test_report import FAILURE, run_facts, sample_tests
 
-from boardcert import report
-from boardcert.client import Exchange
-from boardcert.report import TestResult, build
+from boardcert.http.client import Exchange
+from boardcert.outputs import report
+from boardcert.outputs.report import TestResult, build
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 # Headless as root, and quiet: without the background-networking flags chromium keeps trying

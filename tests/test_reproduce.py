@@ -27,8 +27,8 @@ from faults import CONFORMANT, FAULTS, Variant, certify, combined, serving
 from faults.asgi import Forward, Request, Response
 from faults.harness import _env, suite_command
 
-from boardcert import bundle
 from boardcert.cli import main
+from boardcert.outputs import bundle
 from boardcert.paths import DEFAULT_PROFILE, ROOT
 from boardcert.reproduce import answers, engine, script
 

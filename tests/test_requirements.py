@@ -8,7 +8,7 @@ import re
 import pytest
 import yaml
 
-from boardcert import requirements
+from boardcert.interface import requirements
 from boardcert.paths import REQUIREMENTS, SPEC
 
 INTERFACE = re.sub(r"\s+", " ", (SPEC / "interface.md").read_text(encoding="utf-8"))

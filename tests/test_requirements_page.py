@@ -8,8 +8,9 @@ import re
 
 from faults import FAULTS
 
-from boardcert import requirements, requirements_page
-from boardcert.requirement_tests import LISTING
+from boardcert.interface import requirements
+from boardcert.outputs import requirements_page
+from boardcert.pytest.requirement_tests import LISTING
 
 
 def slug(heading: str) -> str:

@@ -1,10 +1,11 @@
-"""boardcert.resources: the one table of what creates and deletes each kind agrees with the
+"""boardcert.interface.resources: the one table of what creates and deletes each kind agrees with
+the
 operations of spec/openapi.yaml."""
 
 from __future__ import annotations
 
-from boardcert import spec
-from boardcert.resources import CREATED_BY, DELETED_BY, KINDS
+from boardcert.interface import spec
+from boardcert.interface.resources import CREATED_BY, DELETED_BY, KINDS
 
 
 def test_each_kind_is_deleted_by_a_delete_naming_it():

@@ -1,4 +1,4 @@
-"""boardcert.results: a test's outcome and message from pytest's reports, why a run stopped,
+"""boardcert.pytest.results: a test's outcome and message from pytest's reports, why a run stopped,
 and the console's short summary."""
 
 from __future__ import annotations
@@ -7,7 +7,13 @@ from types import SimpleNamespace
 
 import pytest
 
-from boardcert.results import ExitWatch, console_summary, phase_message, phase_outcome, stopped
+from boardcert.pytest.results import (
+    ExitWatch,
+    console_summary,
+    phase_message,
+    phase_outcome,
+    stopped,
+)
 
 
 def report(outcome: str, when: str = "call", longrepr: object = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardcert import requirements, revisions
+from boardcert.interface import requirements, revisions
 
 # Section 9 of the interface, requirement by requirement: the golden list of change tags.
 # 2024-05-19 "card and project response properties modified": top-level Project fields (the
@@ -123,7 +123,7 @@ def test_the_report_carries_the_revision_in_json_markdown_and_html(tmp_path):
     say which revision the server matches."""
     from test_report import all_passing, run_facts
 
-    from boardcert import report
+    from boardcert.outputs import report
 
     failing = report.TestResult("suites/test_rows.py::test_rows", "failed",
                                 ("ROWS-PROPERTY-REQUIRED",), (6,),

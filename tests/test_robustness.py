@@ -15,12 +15,13 @@ import pytest
 from hostile import apps, raw
 from hostile.servers import Servers
 
-from boardcert import cli, client, preflight
-from boardcert.client import BROKEN, TIMEOUT, TOO_LARGE, Client, retry_after
-from boardcert.config import Target, load_profile
+from boardcert import cli
 from boardcert.errors import ExchangeError
+from boardcert.http import client, preflight
+from boardcert.http.client import BROKEN, TIMEOUT, TOO_LARGE, Client, retry_after
+from boardcert.http.evidence import evidence_text
 from boardcert.paths import ROOT, SUITES
-from boardcert.report.render import evidence_text
+from boardcert.settings.config import Target, load_profile
 
 pytest_plugins = ["pytester", "hostile.fixtures"]
 pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
@@ -173,7 +174,7 @@ def test_rate_limit_spaces_requests(servers):
 def test_read_only_client_sends_nothing_but_reads(servers):
     """Under --read-only any request but GET/HEAD/OPTIONS is refused before it is sent, and
     the test is not assessed."""
-    from boardcert.config import NotAssessed
+    from boardcert.settings.config import NotAssessed
 
     recorder = apps.Recorder(apps.fixed(200, USERS_ME))
     http = make_client(servers.asgi(recorder), read_only=True)
@@ -189,7 +190,7 @@ def test_read_only_client_sends_nothing_but_reads(servers):
 def run_suites(pytester: pytest.Pytester, base_url: str, *args: str) -> pytest.RunResult:
     """pytest on the suites, in this process, against base_url."""
     return pytester.runpytest_inprocess(
-        "-p", "boardcert.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
+        "-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT),
         "--base-url", base_url, "--api-key", KEY, "--request-timeout", str(TIMEOUT_S),
         "--max-body", str(CAP), *args)
 

@@ -1,4 +1,5 @@
-"""boardcert.config.resolve: the one settings resolver of the CLI and the plugin, from flags
+"""boardcert.settings.config.resolve: the one settings resolver of the CLI and the plugin, from
+flags
 then BOARDCERT_* variables, pure (it reads only what it is given)."""
 
 from __future__ import annotations
@@ -7,8 +8,8 @@ import dataclasses
 
 import pytest
 
-from boardcert.config import resolve
 from boardcert.errors import ConfigError
+from boardcert.settings.config import resolve
 
 URL, KEY = "http://127.0.0.1:9", "a-key-for-tests-0123456789"
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import contextlib
 from types import SimpleNamespace
 
-from boardcert.config import Target, load_profile
 from boardcert.discovery import FOUND, NOT_FOUND, Discovery, Finding
-from boardcert.redact import Redactor
+from boardcert.http.redact import Redactor
+from boardcert.settings.config import Target, load_profile
 from boardcert.speed import shared_discovery
 
 KEY = "shared-discovery-key-7c2a"
@@ -56,8 +56,8 @@ def test_the_probes_start_while_the_workers_start_once_the_run_checked_the_targe
     Either way their clean-up's leftovers are reported and the workers get what was found."""
     import threading
 
-    from boardcert import preflight
-    from boardcert.keys import LEFT_BEHIND, TARGET
+    from boardcert.http import preflight
+    from boardcert.pytest.stash import LEFT_BEHIND, TARGET
 
     target, started, released = _target(), [], threading.Event()
     found = Discovery(target.profile, [Finding("row_name_property", FOUND, "rowName")])

@@ -1,9 +1,10 @@
-"""boardcert.spec: each operation of spec/openapi.yaml with what the suite needs of it, read
+"""boardcert.interface.spec: each operation of spec/openapi.yaml with what the suite needs of it,
+read
 from the document (section 4 of the interface)."""
 
 from __future__ import annotations
 
-from boardcert import spec
+from boardcert.interface import spec
 
 
 def test_twenty_eight_operations_in_order():

@@ -18,9 +18,9 @@ import pytest
 from boardcert.cli import build_parser
 from boardcert.cli.run import speed_on
 from boardcert.cli.session import pytest_arguments
-from boardcert.client import Client, send_plain
-from boardcert.config import resolve
+from boardcert.http.client import Client, send_plain
 from boardcert.paths import ROOT, SUITES
+from boardcert.settings.config import resolve
 from boardcert.speed import patches
 
 KEY = "speed-test-key-4f1e"
@@ -155,7 +155,7 @@ def _imports(path: Path) -> set[str]:
 
 def test_nothing_outside_the_speed_plugin_imports_it():
     """Only `boardcert run` (its command, which composes the run) imports boardcert.speed;
-    the rest gets what it provides through boardcert.keys; the suites do not know it."""
+    the rest gets what it provides through boardcert.pytest.stash; the suites do not know it."""
     package = ROOT / "boardcert"
     allowed = {package / "cli" / "run.py"}
     found = [str(path.relative_to(ROOT)) for path in [*package.rglob("*.py"),
@@ -213,9 +213,9 @@ def test_without_the_plugin_one_request_at_a_time_whatever_in_flight_says():
     with --in-flight 8; with it, --in-flight decides."""
     from types import SimpleNamespace
 
-    from boardcert import concurrency
-    from boardcert.facts import Speed
-    from boardcert.keys import SPEED
+    from boardcert.pytest import concurrency
+    from boardcert.pytest.stash import SPEED
+    from boardcert.settings.run_facts import Speed
 
     def config(speed: Speed | None) -> SimpleNamespace:
         made = SimpleNamespace(stash=pytest.Stash(), getoption=lambda name, default=None: 8)

@@ -15,7 +15,7 @@ import pytest
 from faults import CONFORMANT, FAULTS, certify
 from faults.harness import outcomes
 
-from boardcert.budget import DEFAULT_SEED
+from boardcert.settings.budget import DEFAULT_SEED
 
 FAST = ("--in-flight", "8")
 PLAIN = ("-p", "no:boardcert.speed")

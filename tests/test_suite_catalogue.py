@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from boardcert import requirement_tests, requirements
+from boardcert.interface import requirements
+from boardcert.pytest import requirement_tests
 
 
 @pytest.fixture(scope="module")

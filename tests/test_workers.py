@@ -7,10 +7,11 @@ from __future__ import annotations
 import pytest
 from faults import CONFORMANT, certify, serving
 
-from boardcert import cli, workers
+from boardcert import cli
 from boardcert.cli import run, session
-from boardcert.config import Target, load_profile
 from boardcert.paths import SUITES
+from boardcert.settings import workers
+from boardcert.settings.config import Target, load_profile
 
 KEY = "workers-key-5e1f"
 SLOW = next(v for v in CONFORMANT if v.name == "slow")  # +20 ms per answer

@@ -12,7 +12,7 @@ import os
 import sys
 from typing import NoReturn
 
-from boardcert import __version__, requirements
+from boardcert import __version__
 from boardcert.cli.commands import (
     cmd_diff,
     cmd_keygen,
@@ -26,8 +26,9 @@ from boardcert.cli.parser import Parser
 from boardcert.cli.profile import cmd_profile
 from boardcert.cli.reproduce import cmd_cleanup, cmd_reproduce
 from boardcert.cli.run import cmd_run
-from boardcert.options import add_to
-from boardcert.workers import SERIAL_BELOW
+from boardcert.interface import requirements
+from boardcert.settings.options import add_to
+from boardcert.settings.workers import SERIAL_BELOW
 
 
 def main(argv: list[str] | None = None) -> int:

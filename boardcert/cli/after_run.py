@@ -39,7 +39,7 @@ class AfterRun:
 
 def prepare_after_run(args: argparse.Namespace, profile: Path | None = None) -> AfterRun:
     """What to do after the run, for `profile` (the user's file; None: the defaults)."""
-    from boardcert import attestations, baseline, bundle, statements
+    from boardcert.outputs import attestations, baseline, bundle, statements
 
     after = AfterRun(bundle=bool(args.bundle or args.sign_key),
                      profile=profile or DEFAULT_PROFILE)
@@ -52,7 +52,7 @@ def prepare_after_run(args: argparse.Namespace, profile: Path | None = None) -> 
                           "--subject NAME@sha256:HEX too")
     after.attest = attestations.Plan(subjects, args.server_version, bool(args.strict))
     if args.keyless:
-        from boardcert import keyless
+        from boardcert.outputs import keyless
 
         try:
             keyless.check_available()
@@ -74,7 +74,7 @@ def prepare_after_run(args: argparse.Namespace, profile: Path | None = None) -> 
 
 def after_run(args: argparse.Namespace, after: AfterRun, output: Path, exit_code: int) -> int:
     """Compare with the baseline (its exit code then replaces the verdict's), then bundle."""
-    from boardcert import baseline, report
+    from boardcert.outputs import baseline, report
 
     if exit_code in (EXIT_USAGE, EXIT_UNREACHABLE, EXIT_INTERRUPTED) \
             or not (output / report.JSON_NAME).is_file():
@@ -99,7 +99,7 @@ def after_run(args: argparse.Namespace, after: AfterRun, output: Path, exit_code
 def certify(after: AfterRun, output: Path) -> int | None:
     """The attestations beside the reports, and the bundle holding them too; an exit code
     only when they could not be made."""
-    from boardcert import attestations, bundle, keyless, report
+    from boardcert.outputs import attestations, bundle, keyless, report
 
     plan = after.attest
     plan.report = report.load(output)

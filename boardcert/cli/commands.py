@@ -7,12 +7,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from boardcert import requirements
 from boardcert.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error
+from boardcert.interface import requirements
 
 
 def cmd_report(args: argparse.Namespace, extra: list[str]) -> int:
-    from boardcert import report
+    from boardcert.outputs import report
 
     directory = Path(args.directory)
     try:
@@ -26,7 +26,7 @@ def cmd_report(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_requirements(args: argparse.Namespace, extra: list[str]) -> int:
-    from boardcert.report.render import ranges
+    from boardcert.outputs.report.render import ranges
 
     if args.ids:
         return _entries([i.upper() for i in args.ids])
@@ -50,7 +50,7 @@ def cmd_serve(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_verify(args: argparse.Namespace, extra: list[str]) -> int:
-    from boardcert import bundle, statements
+    from boardcert.outputs import bundle, statements
 
     if bool(args.bundle) == bool(args.attestation):
         error("verify: give a BUNDLE or --attestation FILE (one of the two)")
@@ -85,7 +85,7 @@ def cmd_verify(args: argparse.Namespace, extra: list[str]) -> int:
 
 def _verify_attestation(path: Path, public_key: str | None, subjects: list[Any]) -> int:
     """`boardcert verify --attestation FILE`: a lone envelope (or a .jsonl of them)."""
-    from boardcert import attestations, bundle
+    from boardcert.outputs import attestations, bundle
 
     key = bundle.load_public_key(Path(public_key)) if public_key else None
     try:
@@ -110,7 +110,7 @@ def _where(target: dict[str, Any]) -> str:
 
 
 def cmd_diff(args: argparse.Namespace, extra: list[str]) -> int:
-    from boardcert import baseline
+    from boardcert.outputs import baseline
 
     try:
         a, b = baseline.load(Path(args.a)), baseline.load(Path(args.b))
@@ -122,7 +122,7 @@ def cmd_diff(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_keygen(args: argparse.Namespace, extra: list[str]) -> int:
-    from boardcert import bundle
+    from boardcert.outputs import bundle
 
     try:
         private, public = bundle.keygen(Path(args.directory))
@@ -138,7 +138,7 @@ def cmd_keygen(args: argparse.Namespace, extra: list[str]) -> int:
 def _entries(ids: list[str]) -> int:
     """Each requirement's entry of docs/requirements.md: what it rests on, its tests and the
     faults that prove them (what the reports point at)."""
-    from boardcert import requirements_page
+    from boardcert.outputs import requirements_page
 
     unknown = [i for i in ids if i not in requirements.catalogue()]
     if unknown:

@@ -58,7 +58,7 @@ class RunWatch:
 def outcome(code: int, watch: RunWatch, output: Path, strict: bool) -> int:
     """The exit code of a run, from the verdict in its compliance.json (3 for a target that
     stopped answering, 130 for an interrupted run, whatever the verdict)."""
-    from boardcert import report
+    from boardcert.outputs import report
 
     if code == 4 and not watch.unreachable:  # pytest's usage error: a bad flag, a profile key
         return EXIT_USAGE

@@ -11,8 +11,8 @@ from typing import Any
 from boardcert.cli.exits import EXIT_OK, EXIT_USAGE, error, stopped
 from boardcert.cli.run import check_target
 from boardcert.errors import ConfigError, UnreachableError
+from boardcert.http.redact import Redactor
 from boardcert.paths import DEFAULT_PROFILE
-from boardcert.redact import Redactor
 
 TEMPLATE_HEADER = """\
 # boardcert implementation profile for <your server>.
@@ -30,7 +30,7 @@ TEMPLATE_HEADER = """\
 
 
 def cmd_profile(args: argparse.Namespace, extra: list[str]) -> int:
-    from boardcert.config import load_profile
+    from boardcert.settings.config import load_profile
 
     if args.discover:
         return discover_profile(args)

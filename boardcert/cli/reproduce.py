@@ -11,8 +11,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from boardcert import baseline
 from boardcert.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_UNREACHABLE, EXIT_USAGE, error
+from boardcert.outputs import baseline
 from boardcert.reproduce import answers, script
 
 KEY_VARIABLE, URL_VARIABLE = "BOARDCERT_API_KEY", "BOARDCERT_BASE_URL"

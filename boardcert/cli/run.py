@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from boardcert import workers
 from boardcert.cli.after_run import after_run, prepare_after_run
 from boardcert.cli.exits import (
     EXIT_FAILED,
@@ -32,8 +31,9 @@ from boardcert.cli.session import (
     redacted_console,
 )
 from boardcert.errors import ConfigError, UnreachableError
-from boardcert.options import BY_DEST
-from boardcert.redact import Redactor, short_key_warning
+from boardcert.http.redact import Redactor, short_key_warning
+from boardcert.settings import workers
+from boardcert.settings.options import BY_DEST
 
 KEY_ENV = BY_DEST["api_key"].env
 TIMED = 3  # requests after the preflight's that time the round trip (the fastest counts)
@@ -90,7 +90,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         if in_flight and in_flight > 1 else ""), file=sys.stderr)
 
     if timing:  # it answered: the session checks it no more
-        from boardcert.preflight import CHECKED
+        from boardcert.http.preflight import CHECKED
 
         variables[CHECKED] = target.base_url
         if args.speed and args.workers_choice.workers > 1 and not target.read_only:
@@ -139,7 +139,7 @@ def check_target(args: argparse.Namespace, **given: Any) -> Any:
     """The target as the plugin will resolve it (`config.resolve`: the same flags and
     variables), checked here so that errors come first and plainly; its base URL is empty
     for the bundled reference server."""
-    from boardcert.config import FLAGS, resolve
+    from boardcert.settings.config import FLAGS, resolve
 
     return resolve({name: getattr(args, name, None) for name in FLAGS} | given, os.environ)
 
@@ -155,7 +155,7 @@ def check_in_flight(given: int | None, speed: bool = True) -> None:
 
 def check_budget(budget: str | None) -> None:
     """--budget, checked here so that its errors read like the others."""
-    from boardcert.budget import parse_budget
+    from boardcert.settings.budget import parse_budget
 
     parse_budget(budget)
 
@@ -165,8 +165,8 @@ def check_first(target: Any, only_reachable: bool,
     """The preflight (or, with --no-preflight, only whether anything answers), before pytest
     starts: the exit code of a run that stops here with its message, else None. `timing`
     gets the seconds each answered request took (the round trip that chooses the workers)."""
-    from boardcert import preflight
-    from boardcert.client import Client
+    from boardcert.http import preflight
+    from boardcert.http.client import Client
 
     client = Client(target)
     try:
@@ -199,7 +199,7 @@ def workers_choice(args: argparse.Namespace, extra: list[str], timing: list[floa
 
 
 def in_flight_choice(args: argparse.Namespace, timing: list[float]) -> int | None:
-    """Requests each test process keeps in flight (boardcert.concurrency), chosen from the
+    """Requests each test process keeps in flight (boardcert.pytest.concurrency), chosen from the
     round trip; None when --in-flight or BOARDCERT_IN_FLIGHT decides (or nothing was timed)."""
     if workers.given_in_flight(args.in_flight) is not None or not timing:
         return None

@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from boardcert.cli.exits import RunWatch
-from boardcert.facts import recorded_options
-from boardcert.options import OPTIONS
-from boardcert.paths import ROOT, RUN_INI, SUITES
-from boardcert.redact import Redactor
+from boardcert.http.redact import Redactor
+from boardcert.paths import ROOT, RUN_INI
+from boardcert.pytest.suites import PathsFromTheRoot, SuitesUnlessPathsGiven
+from boardcert.settings.options import OPTIONS
+from boardcert.settings.run_facts import recorded_options
 
 _ACTED_ON = ("api_key", "plan")
 
@@ -70,11 +71,12 @@ def _pytest_setup(speed: bool = True) -> list[str]:
     plugins = [arg for name in PLUGINS for arg in ("-p", name)]
     return ["--disable-plugin-autoload", *(SPEED if speed else []), *plugins,
             "-p", "no:cacheprovider", *(SPEED_CUTS if speed else SPEED_OFF),
-            "-p", "boardcert.plugin", "-c", str(RUN_INI), "--rootdir", str(ROOT)]
+            "-p", "boardcert.pytest.plugin", "-c", str(RUN_INI), "--rootdir", str(ROOT)]
 
 
 def _passed_through(args: argparse.Namespace) -> list[str]:
-    """The options of boardcert.options given to this command, as pytest's arguments, but for
+    """The options of boardcert.settings.options given to this command, as pytest's arguments, but
+    for
     the key (argv shows in JUnit and allure: it goes through BOARDCERT_API_KEY) and those this
     command acts on itself."""
     argv = [arg for option in OPTIONS if option.dest not in _ACTED_ON
@@ -82,29 +84,6 @@ def _passed_through(args: argparse.Namespace) -> list[str]:
     if args.max_failures is not None:
         argv.append(f"--maxfail={args.max_failures}")
     return argv
-
-
-class SuitesUnlessPathsGiven:
-    """Given to pytest.main: the suites, when the pytest arguments name no test path. pytest's
-    own parser tells a path from an option's value (every plugin's options included), so no
-    list of the options that take a value is kept here."""
-
-    def pytest_load_initial_conftests(self, early_config: Any, args: list[str]) -> None:
-        known = early_config.known_args_namespace
-        if not known.file_or_dir:
-            args.append(str(SUITES))  # pytest parses `args` again after this hook
-            known.file_or_dir = [str(SUITES)]
-
-
-class PathsFromTheRoot:
-    """Given to pytest.main: the console names test modules from the suites' root
-    (`suites/test_cards.py`), not from the working directory (a wheel's run from a project
-    showed `../lib/python3.11/site-packages/boardcert/data/suites/test_cards.py`)."""
-
-    def pytest_sessionstart(self, session: Any) -> None:
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        if reporter is not None:
-            reporter.startpath = ROOT
 
 
 def pytest_main(argv: list[str], watch: RunWatch) -> int:
@@ -160,6 +139,6 @@ def redacted_console(redactor: Redactor) -> Iterator[None]:
 def redact_tree(directory: Path, redactor: Redactor) -> None:
     """Mask the key in every file the run wrote, by the file's kind; compliance.json still
     validates against its schema."""
-    from boardcert import report
+    from boardcert.outputs import report
 
     redactor.tree(directory, {report.JSON_NAME: report.schema()})

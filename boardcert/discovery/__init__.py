@@ -15,13 +15,13 @@ from datetime import UTC, datetime
 
 import yaml
 
-from boardcert import preflight
-from boardcert.api import Api
-from boardcert.client import Client
-from boardcert.config import NotAssessed, Target
 from boardcert.discovery.findings import FOUND, KEPT, NOT_FOUND, NOT_TRIED, Discovery, Finding
 from boardcert.discovery.probe import Probe, Stop, candidates
-from boardcert.ledger import Ledger
+from boardcert.http import preflight
+from boardcert.http.api import Api
+from boardcert.http.client import Client
+from boardcert.settings.config import NotAssessed, Target
+from boardcert.suite.ledger import Ledger
 
 __all__ = ["FOUND", "KEPT", "NOT_FOUND", "NOT_TRIED", "Discovery", "Finding", "discover",
            "discover_target", "organization_of", "render"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from boardcert.config import Profile
+from boardcert.settings.config import Profile
 
 FOUND, KEPT, NOT_FOUND, NOT_TRIED = "discovered", "profile", "not found", "not tried"
 

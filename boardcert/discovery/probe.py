@@ -12,14 +12,14 @@ from typing import Any
 
 import yaml
 
-from boardcert.api import Api, find_named, mentions
-from boardcert.client import Exchange
-from boardcert.config import Profile, fill
 from boardcert.discovery.findings import FOUND, KEPT, NOT_FOUND, NOT_TRIED, Finding
 from boardcert.discovery.refusals import required_fields, said
 from boardcert.errors import ConfigError
-from boardcert.ledger import Ledger
+from boardcert.http.api import Api, find_named, mentions
+from boardcert.http.client import Exchange
 from boardcert.paths import DISCOVERY, read_yaml
+from boardcert.settings.config import Profile, fill
+from boardcert.suite.ledger import Ledger
 
 
 def candidates() -> dict[str, Any]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from boardcert.api import server_message, walk
-from boardcert.client import Exchange
+from boardcert.http.api import server_message, walk
+from boardcert.http.client import Exchange
 
 # How servers say a field is missing: FastAPI's {"loc": [..., field], "type": "missing"} and
 # sentences such as "name is required", "missing field name".

@@ -19,7 +19,6 @@ it needs, so that the suite reads as a page:
 
 from __future__ import annotations
 
-from boardcert.budget import BUDGETS, DEFAULT_SEED, parse_budget
 from boardcert.properties.arena import Arena
 from boardcert.properties.cases import CaseInfo
 from boardcert.properties.checks import BOARDCERT_CHECKS
@@ -39,6 +38,7 @@ from boardcert.properties.stateful import (
     workflow_parts,
     workflow_requirements,
 )
+from boardcert.settings.budget import BUDGETS, DEFAULT_SEED, parse_budget
 
 pytest_plugins = ["boardcert.properties.hooks"]
 

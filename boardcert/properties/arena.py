@@ -12,18 +12,18 @@ from typing import Any
 import pytest
 from schemathesis.core import NotSet
 
-from boardcert import spec
-from boardcert.api import Api, ids_in_order, walk
-from boardcert.board import build as build_board
-from boardcert.board import unique
-from boardcert.config import NotAssessed, Profile, fill
 from boardcert.errors import ConfigError
-from boardcert.ledger import Entry, Ledger
+from boardcert.http.api import Api, ids_in_order, walk
+from boardcert.interface import spec
+from boardcert.interface.resources import DELETED_BY
 from boardcert.properties.cases import CaseInfo
 from boardcert.properties.judging import Judge
 from boardcert.properties.schema import operation_number
 from boardcert.properties.sending import Answer, send
-from boardcert.resources import DELETED_BY
+from boardcert.settings.config import NotAssessed, Profile, fill
+from boardcert.suite.board import build as build_board
+from boardcert.suite.board import unique
+from boardcert.suite.ledger import Entry, Ledger
 
 DELETES = {number: kind.name for number, kind in DELETED_BY.items()}
 
@@ -42,7 +42,7 @@ class Arena:
     organization_id: str | None = None
     make: dict[str, Callable[..., Any]] = field(default_factory=dict)  # the plugin's factories
     broken: str | None = None  # why the board cannot be made
-    width: int = 1  # requests in flight at once (boardcert.concurrency)
+    width: int = 1  # requests in flight at once (boardcert.pytest.concurrency)
     project: Any = None
     row: Any = None
     columns: list[Any] = field(default_factory=list)

@@ -10,7 +10,7 @@ from typing import Any
 from schemathesis.core.parameters import ParameterLocation
 from schemathesis.generation.meta import CoverageScenario
 
-from boardcert import requirements
+from boardcert.interface import requirements
 from boardcert.properties.schema import EXACT_BODY_OP, NAME_MAX, operation_number
 
 MALFORMED_JSON_OPS = frozenset(requirements.catalogue()["REJECT-MALFORMED-JSON"].operations)

@@ -1,5 +1,5 @@
 """The checks a generated request's answer is judged by: which of schemathesis's run and why,
-boardcert's own checks (`boardcert.checks.CHECKS`) registered as schemathesis checks, and the
+boardcert's own checks (`boardcert.suite.checks.CHECKS`) registered as schemathesis checks, and the
 key check that sends the request again without the key."""
 
 from __future__ import annotations
@@ -13,13 +13,15 @@ from urllib.parse import quote
 import schemathesis
 from schemathesis.core.failures import ServerError
 
-from boardcert import checks, concurrency, spec
-from boardcert.api import card_names
-from boardcert.board import unique
-from boardcert.client import Client, Exchange
 from boardcert.errors import ExchangeError
+from boardcert.http.api import card_names
+from boardcert.http.client import Client, Exchange
+from boardcert.interface import spec
 from boardcert.properties.schema import EXACT_BODY_OP, operation_number
 from boardcert.properties.sending import resend
+from boardcert.pytest import concurrency
+from boardcert.suite import checks
+from boardcert.suite.board import unique
 
 # --- checks and the requirements they prove ------------------------------------------------
 #
@@ -80,7 +82,7 @@ def _register(check: checks.Check) -> Callable[..., None]:
             raise AssertionError("\n".join(found))
 
     run.__name__ = run.__qualname__ = f"boardcert_{check.name}"
-    run.__doc__ = f"{check.requirement}: boardcert.checks {check.name} on 2xx bodies."
+    run.__doc__ = f"{check.requirement}: boardcert.suite.checks {check.name} on 2xx bodies."
     return schemathesis.check(run)
 
 
@@ -88,7 +90,7 @@ def key_required(client: Client, width: int = 1) -> Callable[..., None]:
     """AUTH-KEY-REQUIRED, as a schemathesis check: a request that succeeded with the key, sent
     again (through the client) without it and with a wrong one, is refused with a 4xx each time
     (any 4xx); a 5xx is NO-SERVER-ERROR. With more than one request in flight (`width`,
-    boardcert.concurrency) the two go side by side; judged in order, as one at a time."""
+    boardcert.pytest.concurrency) the two go side by side; judged in order, as one at a time."""
     def check(ctx: Any, response: Any, case: Any) -> None:
         if not 200 <= response.status_code < 300:
             return

@@ -10,12 +10,12 @@ import os
 import pytest
 
 from boardcert import compat
-from boardcert.budget import DEFAULT_SEED, parse_budget
 from boardcert.errors import CompatError, ConfigError
-from boardcert.keys import TARGET
 from boardcert.paths import SUITES
 from boardcert.properties.judging import requirement_ids
 from boardcert.properties.schema import LABELS, RUN, SEED_OPTION
+from boardcert.pytest.stash import TARGET
+from boardcert.settings.budget import DEFAULT_SEED, parse_budget
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -76,7 +76,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A schemathesis item of one operation names that operation and what its checks prove
-    (before boardcert.plugin turns requirement markers into markers and user properties)."""
+    (before boardcert.pytest.plugin turns requirement markers into markers and user properties)."""
     for item in items:
         number = LABELS.get(getattr(item, "operation_label", None) or "")
         if number is not None and item.get_closest_marker("requirement") is None \

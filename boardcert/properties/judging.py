@@ -22,12 +22,11 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from boardcert import checks, requirements, spec
-from boardcert.client import KEY_HEADER, Client
 from boardcert.errors import Violation
-from boardcert.failures import not_checked
-from boardcert.markers import item_operations
-from boardcert.markers import requirement_ids as marked_requirement_ids
+from boardcert.http.client import KEY_HEADER, Client
+from boardcert.interface import conditions as when
+from boardcert.interface import requirements, spec
+from boardcert.outputs.report import partly
 from boardcert.properties.cases import MALFORMED_JSON_OPS, CaseInfo
 from boardcert.properties.checks import (
     BOARDCERT_CHECKS,
@@ -38,8 +37,10 @@ from boardcert.properties.checks import (
     name_as_sent,
 )
 from boardcert.properties.schema import EXACT_BODY_OP, operation_number
-from boardcert.report import partly
-from boardcert.reproduce import conditions as when
+from boardcert.pytest.failures import not_checked
+from boardcert.pytest.markers import item_operations
+from boardcert.pytest.markers import requirement_ids as marked_requirement_ids
+from boardcert.suite import checks
 
 SCHEMA_REQUIREMENT = {
     "Project": "PROJECT-TOP-LEVEL",
@@ -202,7 +203,7 @@ _STATUS_WANTED = {"ServerError": "not 5xx", "ContentTypeServerError": "not 5xx",
 
 
 def _conditions(failure: Failure, exchange: Any, probe: Any) -> list[when.Condition]:
-    """What makes a failure (boardcert.reproduce.conditions): a status, a body that is not
+    """What makes a failure (boardcert.interface.conditions): a status, a body that is not
     JSON, the key check's request answered without a 4xx, what boardcert's own check or the
     schema finds in the body, else the same answer again."""
     kind, name = type(failure).__name__, _check_name(failure)
@@ -258,7 +259,7 @@ class Judge:
     their failures into a violation of requirements, with the exchanges (the key masked)."""
 
     client: Client
-    width: int = 1  # requests in flight at once (boardcert.concurrency): the key check's two
+    width: int = 1  # requests in flight at once (boardcert.pytest.concurrency): the key check's two
     _auth_confirmed: set[int] = field(default_factory=set)
 
     @cached_property

@@ -2,33 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import schemathesis
 
-from boardcert import spec
-from boardcert.budget import BUDGETS, DEFAULT_SEED, Budget
-from boardcert.client import KEY_HEADER
-from boardcert.config import Profile
+from boardcert.http.client import KEY_HEADER
+from boardcert.interface import spec
 from boardcert.paths import OPENAPI
+from boardcert.settings.this_run import RUN
 
-
-@dataclass
-class _Run:
-    """What pytest_configure decided, read by the suite when it is imported (collected)."""
-
-    budget: Budget = BUDGETS["standard"]
-    seed: int = DEFAULT_SEED
-    profile: Profile | None = None
-
-
-RUN = _Run()
 SEED_OPTION = "hypothesis_seed"  # dest of Hypothesis's own --hypothesis-seed
 
 EXACT_BODY_OP, NAME_MAX = 16, 25000  # op 16: the operation whose body the interface makes exact
 ARENA_ID = "arena"  # every generated path id: the arena puts its own in (properties.arena)
-LABELS = {op.label: n for n, op in spec.operations().items()}
+LABELS = spec.labels()
 
 
 def load_schema() -> Any:

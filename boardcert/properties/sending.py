@@ -1,5 +1,5 @@
 """The property tests' one way to the server: a generated case, serialized as schemathesis
-serializes it (`Case.call`'s bytes and headers), sent through `boardcert.client` (its deadline,
+serializes it (`Case.call`'s bytes and headers), sent through `boardcert.http.client` (its deadline,
 body cap, 429 retries, pacing and key masking), and the answer as a schemathesis Response that
 keeps the exchange it came from."""
 
@@ -11,8 +11,8 @@ from schemathesis.config import SanitizationConfig
 from schemathesis.core.transport import Response
 from schemathesis.transport.prepare import prepare_request
 
-from boardcert.client import KEY_HEADER, Client, Exchange
 from boardcert.errors import ExchangeError
+from boardcert.http.client import KEY_HEADER, Client, Exchange
 
 AS_SENT = SanitizationConfig(enabled=False)  # the request itself (its key is sent, never shown)
 FRAMING = frozenset({"content-length", "transfer-encoding", "host"})  # httpx sets these itself

@@ -13,12 +13,13 @@ import pytest
 from hypothesis.errors import FailedHealthCheck, FlakyStrategyDefinition, Unsatisfiable
 from schemathesis.core.parameters import ParameterLocation
 
-from boardcert import compat, spec
-from boardcert.config import Profile
+from boardcert import compat
+from boardcert.interface import spec
 from boardcert.properties.arena import Arena
 from boardcert.properties.cases import CaseInfo
 from boardcert.properties.judging import answered, requirement_ids
 from boardcert.properties.schema import RUN, operation_number
+from boardcert.settings.config import Profile
 
 PROFILE_NEEDS = {23: ("plugin_id",), 24: ("plugin_id",), 25: ("plugin_id", "entity_id"),
                  26: ("plugin_id", "entity_id"), 27: ("plugin_id", "entity_id"),

@@ -1,5 +1,5 @@
 """The engine of every reproduction script: it sends a recipe's steps (boardcert.reproduce.recipe)
-and judges the failure's conditions (boardcert.reproduce.conditions) on the answers.
+and judges the failure's conditions (boardcert.interface.conditions) on the answers.
 
 A script is its RECIPE, boardcert.reproduce.answers and this file, each copied whole (but the
 import of answers, which stands above it there): the Python standard library only, Python 3.8

@@ -14,8 +14,8 @@ from functools import cache
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from boardcert import removed, resources, spec
-from boardcert.client import Client, Exchange
+from boardcert.http.client import Client, Exchange
+from boardcert.interface import removed, resources, spec
 
 # A name the run made (board.unique), also right after a JSON escape such as \t
 NAME = re.compile(r"bc-[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-[0-9a-f]{10}(?![0-9a-f])")

@@ -14,7 +14,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from boardcert.client import MASK
+from boardcert.http.client import MASK
 from boardcert.reproduce.index import NAME, Made
 
 TEMPLATE = "$boardcert"

@@ -7,7 +7,7 @@ the names they use, found among every exchange of the process (boardcert.reprodu
 made again the same way (the same request, its own ids put back). A producing step says where
 its answer holds the new id (`capture`); ids, names (`bc-<label>-<hex>`: the script makes fresh
 ones) and the key are parts of a request's text (boardcert.reproduce.parts), filled in by the
-script. The failure's conditions (boardcert.reproduce.conditions) name the steps they read; a
+script. The failure's conditions (boardcert.interface.conditions) name the steps they read; a
 "changed" condition's step is sent between readings (`around`). A step that made a project (or
 plugin data) says how to delete it. The key is never in a recipe: a request sent with it says
 "***".
@@ -21,9 +21,9 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import unquote
 
-from boardcert.client import CURL_OWN, KEY_HEADER, MASK, Client, Exchange
 from boardcert.errors import Violation
-from boardcert.reproduce import conditions as when
+from boardcert.http.client import CURL_OWN, KEY_HEADER, MASK, Client, Exchange
+from boardcert.interface import conditions as when
 from boardcert.reproduce.index import NAME, Index, Made, index, json_of, path_of, route, scalars
 from boardcert.reproduce.parts import LONG, Part, Refs, digest, digested, join, with_key
 

@@ -17,11 +17,12 @@ Its parts:
 - `side_by_side`: the property tests of a unit side by side, with requests in flight;
 - `startup` (loaded by `boardcert run` with -p, right after this plugin): the workers start a
   few at a time.
-Requests in flight where tests are independent (boardcert.concurrency, boardcert.ahead, used by
-the suites) are allowed only while this plugin runs (`boardcert.concurrency.in_flight`).
+Requests in flight where tests are independent (boardcert.pytest.concurrency,
+boardcert.pytest.ahead, used by
+the suites) are allowed only while this plugin runs (`boardcert.pytest.concurrency.in_flight`).
 
 Nothing outside this package imports it but `boardcert run` (boardcert.cli.run: the early
-discovery probe); it hands the rest what it provides through stash keys of boardcert.keys
+discovery probe); it hands the rest what it provides through stash keys of boardcert.pytest.stash
 (SPEED, DISCOVERED, UNITS, ALLURE_WRITTEN).
 """
 
@@ -38,7 +39,7 @@ pytest_plugins = ["boardcert.speed.overhead",  # first: freezes the heap before 
 def patched(config: pytest.Config, name: str) -> bool:
     """Whether the patch `name` of boardcert.speed.patches fits this run (the plugin ran, and
     its check passed)."""
-    from boardcert.keys import SPEED
+    from boardcert.pytest.stash import SPEED
 
     found = config.stash.get(SPEED, None)
     return found is not None and found.on and name not in dict(found.off)
@@ -48,8 +49,8 @@ def patched(config: pytest.Config, name: str) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     """Every patch checked (those made at once made), the outcome in the run facts; the parts
     that need a check's outcome or a class of their own set up."""
-    from boardcert.facts import Speed
-    from boardcert.keys import DISCOVERED, SPEED
+    from boardcert.pytest.stash import DISCOVERED, SPEED
+    from boardcert.settings.run_facts import Speed
     from boardcert.speed import patches
 
     off = patches.check_all(config=config)
@@ -61,7 +62,7 @@ def pytest_configure(config: pytest.Config) -> None:
         else:
             allure_listener.use(config)
     if "httpx direct transport" not in off:
-        from boardcert.client import Client
+        from boardcert.http.client import Client
 
         before = Client.__dict__["dispatch"]  # restored as the session ends (pytester's too)
         Client.dispatch = staticmethod(patches.send_direct)

@@ -6,7 +6,7 @@ allure-pytest does, merges the containers of the same tests (a test's own fixtur
 container with all their set-ups and tear-downs, which Allure shows alike) and has a process of
 its own create the files, off the tests' path (on a thread, the writer took the interpreter's
 lock each time a test waited on the server); all are on disk before the session's end reads
-them (boardcert.allure_results). It stands in for AllureFileLogger._report_item: checked
+them (boardcert.pytest.allure). It stands in for AllureFileLogger._report_item: checked
 first (boardcert.speed.patches.allure_writer), else allure-pytest writes them itself.
 """
 
@@ -153,7 +153,7 @@ def _names(cls: type) -> tuple[str, ...]:
 
 @pytest.hookimpl(trylast=True)  # after allure-pytest made its file logger
 def pytest_configure(config: pytest.Config) -> None:
-    from boardcert.keys import ALLURE_WRITTEN
+    from boardcert.pytest.stash import ALLURE_WRITTEN
     from boardcert.speed import patched
 
     if not config.pluginmanager.has_plugin("allure_listener") \
@@ -166,11 +166,11 @@ def pytest_configure(config: pytest.Config) -> None:
         if isinstance(logger, AllureFileLogger):
             writer = config.stash[WRITER] = AllureWriter(logger._report_dir, config.rootpath)
             logger._report_item = writer.write  # type: ignore[method-assign]
-            config.stash[ALLURE_WRITTEN] = writer.written  # boardcert.allure_results skips them
+            config.stash[ALLURE_WRITTEN] = writer.written  # boardcert.pytest.allure skips them
             config.add_cleanup(writer.close)
 
 
-@pytest.hookimpl(tryfirst=True)  # before boardcert.allure_results reads the files
+@pytest.hookimpl(tryfirst=True)  # before boardcert.pytest.allure reads the files
 def pytest_sessionfinish(session: pytest.Session) -> None:
     writer = session.config.stash.get(WRITER, None)
     if writer is not None:

@@ -1,4 +1,5 @@
-"""How pytest-xdist's workers share a run's tests (a part of the speed plugin; boardcert.workers
+"""How pytest-xdist's workers share a run's tests (a part of the speed plugin;
+boardcert.settings.workers
 says how many workers).
 
 A module's tests stay on one worker, so its module fixtures (its boards) are made once; but
@@ -20,12 +21,12 @@ from typing import Any
 
 import pytest
 
-from boardcert import workers  # light: the speed plugin loads before boardcert's others
+from boardcert.settings import workers  # light: the speed plugin loads before boardcert's others
 
 PROPERTIES = "test_properties.py::"  # the module whose items are units of their own
 STATEFUL = "::TestBoardWorkflow"  # its parts: TestBoardWorkflow, TestBoardWorkflow2, ...
 # Requests a test sends one after another, roughly (a run against the reference server): what
-# orders the units. With requests in flight (boardcert.concurrency) the suites' modules send
+# orders the units. With requests in flight (boardcert.pytest.concurrency) the suites' modules send
 # theirs in batches: "batched" per test.
 COST = {"stateful": 75, "property": 25, "test": 2, "batched": 0.5,
         "in flight": 6,  # a property test side by side: its unit takes as long as its longest
@@ -47,7 +48,7 @@ def pytest_cmdline_main(config: pytest.Config) -> Any:
     """Before pytest-xdist reads -n (a wrapper: pytest-xdist's hook may be registered first):
     unless --dist is given, boardcert's own distribution (a module's tests stay together:
     --dist loadfile is what pytest-xdist falls back to without this plugin's scheduler).
-    (--plan runs in one process: boardcert.plan.)"""
+    (--plan runs in one process: boardcert.pytest.plan.)"""
     option = config.option
     if getattr(option, "numprocesses", None) and not option.plan and option.dist == "no" \
             and not getattr(option, "distload", False):
@@ -76,11 +77,11 @@ def pytest_configure_node(node: Any) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """On a worker whose tests come in boardcert's units: how to find them again, for the tests
-    that batch what their companions need (boardcert.concurrency.companions)."""
+    that batch what their companions need (boardcert.pytest.concurrency.companions)."""
     workerinput = getattr(config, "workerinput", None) or {}
     made_with = workerinput.get(UNITS)
     if made_with:
-        from boardcert.keys import UNITS as UNITS_OF
+        from boardcert.pytest.stash import UNITS as UNITS_OF
 
         count = int(workerinput["workercount"])
         config.stash[UNITS_OF] = lambda nodeids: units(list(nodeids), count, int(made_with))

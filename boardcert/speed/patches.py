@@ -119,7 +119,7 @@ def _unknown_lambda(function: Any) -> str:
 # --- httpx ---------------------------------------------------------------------------------
 
 def direct_transport() -> str | None:
-    """boardcert.client hands each request to the transport httpx.Client.send would use
+    """boardcert.http.client hands each request to the transport httpx.Client.send would use
     (`Client._transport_for_url`), without send's auth, redirect, cookie and event-hook
     machinery (a fifth of a request's CPU, none of it used)."""
     import httpx
@@ -136,7 +136,7 @@ def direct_transport() -> str | None:
 
 
 def send_direct(client: Any, request: Any) -> Any:
-    """What boardcert.client sends through once `direct_transport` checked: the transport."""
+    """What boardcert.http.client sends through once `direct_transport` checked: the transport."""
     return client._transport_for_url(request.url).handle_request(request)
 
 

@@ -1,13 +1,13 @@
 """Discovery once per run under pytest-xdist (a part of the speed plugin): the controller probes
 the target while the workers start, and every worker reads what it found instead of probing
 again (some 20 requests in a row each, seconds against a server far away). Without it each
-process probes for itself, as a single process does (boardcert.fixtures.discovery).
+process probes for itself, as a single process does (boardcert.pytest.fixtures.discovery).
 
 The controller names a file of a private temporary directory in each worker's input (the
 input is sent before the controller's collection, where the preflight runs, so not the result
 itself); it writes the file after the preflight and before any test reaches a worker. A worker
 without the file (the controller did not probe: --read-only, no suites, a bug) probes itself,
-as a single process does (boardcert.fixtures.discovery). The probes' project is deleted by
+as a single process does (boardcert.pytest.fixtures.discovery). The probes' project is deleted by
 the controller before the workers get their tests (its requests, paced at the whole
 --rate-limit, must not overlap theirs), and what it could not delete is reported as a
 worker's would be.
@@ -25,14 +25,14 @@ from typing import Any
 
 import pytest
 
-from boardcert import preflight
-from boardcert.api import Api
-from boardcert.client import Client
-from boardcert.config import NotAssessed, Target
 from boardcert.discovery import Discovery, Finding, discover, organization_of
-from boardcert.keys import LEFT_BEHIND, TARGET
-from boardcert.ledger import Ledger
-from boardcert.redact import Redactor
+from boardcert.http import preflight
+from boardcert.http.api import Api
+from boardcert.http.client import Client
+from boardcert.http.redact import Redactor
+from boardcert.pytest.stash import LEFT_BEHIND, TARGET
+from boardcert.settings.config import NotAssessed, Target
+from boardcert.suite.ledger import Ledger
 
 WORKER_DISCOVERY = "boardcert_discovery"  # workerinput key: the file the controller writes
 
@@ -127,7 +127,7 @@ class SharedDiscovery:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection(self, session: pytest.Session) -> Any:
-        result = yield  # the preflight first (boardcert.target): it may stop the run
+        result = yield  # the preflight first (boardcert.pytest.target): it may stop the run
         probe = self.early or (Probe(self.config.stash[TARGET]) if self.wanted() else None)
         if probe is not None:
             self.early = None
@@ -142,7 +142,7 @@ class SharedDiscovery:
             write(self.path, *probe.found, Redactor([probe.target.api_key]))
 
     def wanted(self) -> bool:
-        from boardcert.target import _in_suites
+        from boardcert.pytest.target import _in_suites
 
         option, target = self.config.option, self.config.stash[TARGET]
         return bool(getattr(option, "numprocesses", None)) and bool(target.base_url) \

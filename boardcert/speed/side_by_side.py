@@ -49,10 +49,10 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     item = pyfuncitem
     if not _batchable(item) or not patched(item.config, "property tests side by side"):
         return None
-    from boardcert import concurrency
-    from boardcert.failures import UNASSESSED
-    from boardcert.keys import CLIENT
     from boardcert.properties.judging import STATUSES
+    from boardcert.pytest import concurrency
+    from boardcert.pytest.failures import UNASSESSED
+    from boardcert.pytest.stash import CLIENT
 
     if concurrency.in_flight(item.config) <= 1:
         return None
@@ -80,8 +80,8 @@ def _batchable(item: pytest.Item) -> bool:
 
 def _run_ahead(item: pytest.Function, width: int) -> None:
     """Run the pending property tests of the unit side by side; keep each one's outcome."""
-    from boardcert import concurrency
-    from boardcert.keys import CLIENT
+    from boardcert.pytest import concurrency
+    from boardcert.pytest.stash import CLIENT
 
     pending = concurrency.pending(item, lambda other: _batchable(other)
                                   and not other.stash.get(TRIED, False))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from boardcert import spec
+from boardcert.interface import spec
 
 Scope = dict[str, Any]
 ASGIApp = Callable[..., Awaitable[None]]

@@ -11,7 +11,7 @@ import contextlib
 import json
 from typing import Any
 
-from boardcert.checks import PROJECT_FIELDS
+from boardcert.suite.checks import PROJECT_FIELDS
 
 from .asgi import Forward, Handler, Request, Response, json_response
 from .earned import FAULTS as EARNED

@@ -13,12 +13,12 @@ from typing import Any
 import httpx
 import pytest
 
-from boardcert.target import exchanges_of
+from boardcert.pytest.target import exchanges_of
 
 FILE = "exchanges.jsonl"
 _SENT = [0]
 _LOCK = threading.Lock()
-_send = httpx.HTTPTransport.handle_request  # boardcert.client sends straight to the transport
+_send = httpx.HTTPTransport.handle_request  # boardcert.http.client sends straight to the transport
 
 
 def _counted(self: httpx.HTTPTransport, *args: Any, **kwargs: Any) -> httpx.Response:

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from boardcert.config import ENV
-from boardcert.preflight import CHECKED
+from boardcert.http.preflight import CHECKED
+from boardcert.settings.config import ENV
 from hostile.servers import Servers
 
 

@@ -19,8 +19,8 @@ import httpx
 import pytest
 import yaml
 
-from boardcert.config import load_profile
 from boardcert.paths import DEFAULT_PROFILE, ROOT
+from boardcert.settings.config import load_profile
 
 from .server import Running, start
 

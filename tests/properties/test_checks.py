@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
-from boardcert import checks, properties
+from boardcert import properties
 from boardcert.properties.checks import json_payload
+from boardcert.suite import checks
 
 
 def test_boardcert_checks_are_registered_schemathesis_checks():
-    """Each check of boardcert.checks runs in schemathesis as boardcert_<name>, on the
+    """Each check of boardcert.suite.checks runs in schemathesis as boardcert_<name>, on the
     operations whose 200 schema it applies to only."""
     from schemathesis.checks import CHECKS
 

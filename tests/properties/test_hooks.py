@@ -73,7 +73,7 @@ def test_generated_data_does_not_draw_on_boardcert_s_own_literals():
     """Hypothesis would mix the literals of boardcert's modules (local in a checkout, not in a
     wheel) into generated values; once the plugin is configured it has none to draw on. In a
     child: it changes the process's Hypothesis."""
-    code = ("import boardcert.plugin, boardcert.properties\n"
+    code = ("import boardcert.pytest.plugin, boardcert.properties\n"
             "from hypothesis.internal.conjecture import providers\n"
             "before = len(providers._get_local_constants().strings)\n"
             "from boardcert import compat\n"

@@ -7,7 +7,8 @@ from collections import Counter
 
 import pytest
 
-from boardcert import properties, requirements, spec
+from boardcert import properties
+from boardcert.interface import requirements, spec
 from boardcert.properties.judging import JUDGED_ON_REFUSALS, in_order, unchecked
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from boardcert import spec
-from boardcert.budget import parse_budget
+from boardcert.interface import spec
 from boardcert.properties import RUN, load_schema
 from boardcert.properties.schema import EXACT_BODY_OP, without_body
+from boardcert.settings.budget import parse_budget
 
 
 def test_the_budget_shapes_the_schema_and_op16s_boundaries_always_run():

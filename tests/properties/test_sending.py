@@ -1,5 +1,5 @@
 """boardcert.properties.sending and the key check: every request of the property tests goes
-through boardcert.client (the key sent but masked in the evidence, the exact bytes, 429
+through boardcert.http.client (the key sent but masked in the evidence, the exact bytes, 429
 retries, pacing, the body cap), over an httpx MockTransport (no server, no network)."""
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from typing import Any
 import httpx
 import pytest
 
-from boardcert.client import Client
-from boardcert.config import resolve
 from boardcert.errors import ExchangeError
+from boardcert.http.client import Client
 from boardcert.properties import load_schema
 from boardcert.properties.checks import key_required
 from boardcert.properties.sending import Answer, send
+from boardcert.settings.config import resolve
 
 KEY = "sending-test-key-5f0c2e"
 URL = "http://127.0.0.1:9"

@@ -15,7 +15,7 @@ from faults.catalogue import ONE_AT_A_TIME
 from faults.exchanges import read, sent
 from faults.harness import at_each_in_flight, same_both_ways
 
-from boardcert import spec
+from boardcert.interface import spec
 
 PROPERTIES_ONLY = ("-k", "test_properties and test_operation", "-p", "faults.exchanges")
 IN_FLIGHT = 4

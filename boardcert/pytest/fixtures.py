@@ -1,0 +1,228 @@
+"""The fixtures the suites use (pytest plugin module): the operations (`api`, after discovery),
+the organization, factories that create what a test needs (`make_project`, `make_row`,
+`make_column`, `make_card`, each returning a `Made`; `make_board`), the shared `board`, the
+test's own `fresh_board`, the project to read under --read-only, and `observe` for INFO.
+(`target`, `client`: boardcert.pytest.target; `ledger`: boardcert.pytest.cleanup.)"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from boardcert.discovery import Discovery, Finding, discover, organization_of
+from boardcert.errors import SetUpError
+from boardcert.http.api import Api, find_named, misfit
+from boardcert.http.client import Client, Exchange
+from boardcert.interface import requirements
+from boardcert.interface.resources import BY_NAME
+from boardcert.pytest import ahead, concurrency
+from boardcert.pytest.stash import DISCOVERED
+from boardcert.settings.config import NotAssessed, Profile, Target
+from boardcert.suite.board import Board, Made, build, give_metadata, unique
+from boardcert.suite.ledger import Ledger
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> None:
+    """No fixture is set up inside a batch of requests made side by side: pytest's fixtures
+    and the plugins that record them (Allure keeps its fixture containers per thread) are for
+    pytest's own thread (concurrency.FixtureInJob, a bug in boardcert, else silent)."""
+    concurrency.refuse_fixture_in_job(fixturedef.argname)
+
+
+@pytest.fixture(scope="session")
+def base_api(client: Client, target: Target) -> Api:
+    """The operations with the profile as given (`api` is the same, after discovery)."""
+    return Api(client, target.profile)
+
+
+@pytest.fixture(scope="session")
+def discovery(base_api: Api, target: Target, request: pytest.FixtureRequest) -> Discovery:
+    """Once per session (per xdist worker): the bodies the server accepts, probed inside a
+    project of the run's own; the profile of the run from then on (boardcert.discovery)."""
+    if target.read_only:
+        return Discovery(target.profile, [])
+    shared = _shared(request.config, target)  # the xdist controller's
+    if shared is not None:
+        base_api.profile = shared[0].profile
+        return shared[0]
+    try:
+        found = discover(base_api, request.getfixturevalue("ledger"),
+                         request.getfixturevalue("organization_id"))
+    except NotAssessed as exc:
+        return Discovery(target.profile, [Finding("organization", "not tried", None, str(exc))])
+    except AssertionError as exc:  # GET /users/me gave no usable answer: the tests will say more
+        why = f"discovery stopped: {str(exc).splitlines()[0]}"
+        return Discovery(target.profile, [Finding("organization", "not tried", None, why)])
+    base_api.profile = found.profile  # the report keeps target.profile: the profile as given
+    return found
+
+
+@pytest.fixture(scope="session")
+def api(base_api: Api, discovery: Discovery) -> Api:
+    return base_api
+
+
+
+@pytest.fixture(scope="session")
+def profile(discovery: Discovery) -> Profile:
+    """The profile, with what discovery found the server to accept."""
+    return discovery.profile
+
+
+@pytest.fixture(scope="session")
+def organization_id(base_api: Api, target: Target, request: pytest.FixtureRequest) -> str:
+    """The organization to work in: from the profile, or discovered from /users/me (or
+    by the xdist controller, with discovery)."""
+    shared = _shared(request.config, target)
+    return (shared and shared[1]) or organization_of(base_api)
+
+
+def _shared(config: pytest.Config, target: Target) -> tuple[Discovery, str | None] | None:
+    """The discovery and organization another process found (the speed plugin's shared
+    discovery, on an xdist worker), if any."""
+    read = config.stash.get(DISCOVERED, None)
+    return read(target) if read is not None else None
+
+
+
+@pytest.fixture(scope="session")
+def row_name_property(api: Api, profile: Profile, make_project) -> str:
+    """Which of name and rowName operation 7 accepts (the profile's, or the first that works)."""
+    chosen = profile.data.get("row_name_property") or "auto"
+    if chosen != "auto":
+        return chosen
+    project = make_project()
+    for prop in ("name", "rowName"):
+        exchange = api.call(7, projectId=project.id, json={prop: unique("probe")})
+        if exchange.status == 200:
+            return prop
+    raise NotAssessed("row_name_property (op 7 accepted neither name nor rowName)")
+
+
+def _created(exchange: Exchange, what: str, number: int) -> Any:
+    if exchange.status != 200:
+        raise misfit(exchange) or SetUpError(
+            f"set-up: could not create a {what} for the test (op {number} answered "
+            f"{exchange.status}, expected 200)", exchanges=[exchange])
+    return exchange.json()
+
+
+def _named(exchange: Exchange, name: str, what: str, number: int, ledger: Ledger,
+           project: Made) -> Made:
+    """The row or column just created, its id found by its name in the Project answered
+    (their shapes are not shown, so not by position), and recorded in the ledger."""
+    body = _created(exchange, what, number)
+    found = find_named(body.get("rows") if isinstance(body, dict) else body, name)
+    if found is None:
+        raise NotAssessed(f"{what} id (the created {what} is not found by name in the Project)")
+    entry = ledger.add(what, project.entry, projectId=project.id,
+                       **{BY_NAME[what].id_parameter: found})
+    return Made(found, name, body, entry, exchange)
+
+
+@pytest.fixture(scope="session")
+def make_project(api: Api, ledger: Ledger, organization_id: str) -> Callable[..., Made]:
+    def make(name: str | None = None) -> Made:
+        name = name or unique("project")
+        exchange = api.call(2, organizationId=organization_id,
+                            json=api.body("create_project", name=name))
+        body = _created(exchange, "project", 2)
+        if not isinstance(body, dict) or "id" not in body:
+            raise SetUpError("set-up: op 2 answered no top-level id", exchanges=[exchange])
+        entry = ledger.add("project", projectId=str(body["id"]))
+        return Made(str(body["id"]), name, body, entry, exchange)
+    return make
+
+
+@pytest.fixture(scope="session")
+def make_row(api: Api, ledger: Ledger, row_name_property: str) -> Callable[..., Made]:
+    def make(project: Made, name: str | None = None) -> Made:
+        name = name or unique("row")
+        exchange = api.call(7, projectId=project.id, json={row_name_property: name})
+        return _named(exchange, name, "row", 7, ledger, project)
+    return make
+
+
+@pytest.fixture(scope="session")
+def make_column(api: Api, ledger: Ledger) -> Callable[..., Made]:
+    def make(project: Made, row: Made, name: str | None = None) -> Made:
+        name = name or unique("column")
+        exchange = api.call(11, projectId=project.id, rowId=row.id,
+                            json=api.body("create_column", name=name))
+        return _named(exchange, name, "column", 11, ledger, project)
+    return make
+
+
+@pytest.fixture(scope="session")
+def make_card(api: Api, ledger: Ledger) -> Callable[..., Made]:
+    def make(project: Made, column: Made, name: str | None = None) -> Made:
+        name = name or unique("card")
+        exchange = api.call(15, projectId=project.id, columnId=column.id,
+                            json=api.body("create_card", name=name))
+        body = _created(exchange, "card", 15)
+        if not isinstance(body, dict) or "id" not in body:
+            raise SetUpError("set-up: op 15 answered no card id", exchanges=[exchange])
+        entry = ledger.add("card", project.entry, projectId=project.id, cardId=str(body["id"]))
+        return Made(str(body["id"]), name, body, entry, exchange)
+    return make
+
+
+@pytest.fixture(scope="session")
+def make_board(api: Api, make_project, make_row, make_column, make_card) -> Callable[..., Board]:
+    """`make_board(rows=1, metadata=False)`: a Board of the caller's own (boardcert.suite.board);
+    with `metadata`, the first card gets a metadata entry."""
+    def make(rows: int = 1, metadata: bool = False) -> Board:
+        made = build(make_project, make_row, make_column, make_card, rows)
+        return give_metadata(api, made) if metadata else made
+    return make
+
+
+@pytest.fixture(scope="session")
+def board(make_board) -> Board:
+    """Shared set-up for tests that only read: never change it in a test."""
+    return make_board()
+
+
+@pytest.fixture(scope="session")
+def readable_project(request: pytest.FixtureRequest, target: Target, api: Api) -> Made:
+    """A project to read: the shared board's; under --read-only, where nothing may be created,
+    the one --project-id names, else the currentProject of GET /users/me (not assessed when
+    there is none), read with op 3 (its exchange is for the tests to judge)."""
+    if not target.read_only:
+        return request.getfixturevalue("board").project
+    project_id: Any = target.project_id
+    if project_id is None:
+        me = api.call(1)
+        body = me.json() if me.status == 200 else None
+        current = body.get("currentProject") if isinstance(body, dict) else None
+        project_id = current.get("id") if isinstance(current, dict) else current
+    if not isinstance(project_id, str | int) or isinstance(project_id, bool):
+        raise NotAssessed("--read-only (GET /users/me reports no currentProject to read; "
+                          "name one with --project-id)")
+    exchange = api.call(3, projectId=str(project_id))
+    read = exchange.json() if exchange.status == 200 and exchange.content else None
+    name = read.get("name") if isinstance(read, dict) else None
+    return Made(str(project_id), str(name or ""), read, None, exchange)
+
+
+@pytest.fixture
+def fresh_board(make_board, request: pytest.FixtureRequest) -> Board:
+    """A board of the test's own, to change (built ahead, side by side with those of the tests
+    that follow, when more than one request is in flight: boardcert.pytest.ahead)."""
+    return ahead.own(request, make_board)
+
+
+@pytest.fixture
+def observe(request: pytest.FixtureRequest) -> Callable[..., None]:
+    """Record an observation (INFO) for the report: observe("ROW-NAME-PROPERTY-CHOICE", text);
+    `security=True` flags it as one that matters for security."""
+    def record(requirement: str, text: str, security: bool = False) -> None:
+        if requirement not in requirements.catalogue():
+            raise ValueError(f"unknown requirement {requirement}")
+        name = "security_observation" if security else "observation"
+        request.node.user_properties.append((name, f"{requirement}: {text}"))
+    return record
+

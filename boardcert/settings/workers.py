@@ -1,0 +1,109 @@
+"""How many test workers (pytest-xdist `-n`) a run uses: chosen from the target's round trip.
+
+A worker costs seconds of start-up CPU (imports, collection, its own board); it pays back
+only when tests spend their time waiting for answers, and a worker that waits needs no core.
+So: serial when the server answers within a few milliseconds (the bundled server, a server on
+the same machine or network), more workers the farther away it is, never more than MAX_WORKERS
+nor four per core, and no more than `--rate-limit` can keep busy. `--workers N` (or `-n N`
+after `--`) decides instead. Each worker also keeps up to MAX_IN_FLIGHT requests in flight
+where tests are independent (boardcert.pytest.concurrency). Measured at 100 ms
+(benchmarks/parallel.py --default-run --also-workers 6 8, 2 cores, idle): 8 workers 20.4 s,
+6 22.3 s, 4 23.6 s; on a machine busy with other runs (load 4.8) 4 did better (33.0 s, 8
+51.0 s): workers cost start-up CPU.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from boardcert.errors import ConfigError
+from boardcert.settings.options import BY_DEST
+
+SERIAL_BELOW = 0.010  # seconds of round trip under which workers cost more than they save
+PER_WORKER = 0.0075  # one more worker per this much round trip
+MAX_WORKERS = 8
+PER_CORE = 4
+MAX_IN_FLIGHT = 8  # requests a test process keeps in flight where tests are independent
+RULE = (f"chosen from the round trip of the preflight's requests: serial below "
+        f"{SERIAL_BELOW * 1000:.0f} ms, else one worker per {PER_WORKER * 1000:g} ms, 2 to "
+        f"{MAX_WORKERS} (at most {PER_CORE} per core), no more than --rate-limit keeps busy; "
+        f"--workers N decides instead; each keeps up to {MAX_IN_FLIGHT} requests in flight "
+        f"where tests are independent (1 below {SERIAL_BELOW * 1000:.0f} ms; --in-flight N)")
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The number of workers (1: serial, no pytest-xdist) and why, for the console and --plan."""
+
+    workers: int
+    reason: str
+
+    def pytest_args(self) -> list[str]:
+        return ["-n", str(self.workers)] if self.workers > 1 else []
+
+
+def choose(rtt: float | None, rate_limit: float | None = None,
+           cores: int | None = None) -> Choice:
+    """The workers for a target whose round trip is `rtt` seconds (None: not measured, the
+    bundled server)."""
+    if rtt is None:
+        return Choice(1, "serial: the bundled server answers within a millisecond")
+    ms = f"{rtt * 1000:.0f} ms"
+    if rtt < SERIAL_BELOW:
+        return Choice(1, f"serial: the round trip is {ms}, below {SERIAL_BELOW * 1000:.0f} ms "
+                         f"(starting workers would cost more than the waiting they save)")
+    cap = min(MAX_WORKERS, PER_CORE * (cores or os.cpu_count() or 1))
+    workers = min(cap, max(2, round(rtt / PER_WORKER)))
+    why = f"the round trip is {ms}"
+    if rate_limit:  # one worker sends at most 1/rtt requests a second
+        fed = max(1, math.ceil(rate_limit * rtt))
+        if fed < workers:
+            workers, why = fed, f"{why}, and --rate-limit {rate_limit:g} keeps {fed} busy"
+    if workers == 1:
+        return Choice(1, f"serial: {why}")
+    return Choice(workers, f"{workers} workers: {why} (at most {cap} on "
+                           f"{cores or os.cpu_count() or 1} cores)")
+
+
+def in_flight(rtt: float | None, rate_limit: float | None = None, workers: int = 1) -> int:
+    """Requests a test process keeps in flight where tests are independent
+    (boardcert.pytest.concurrency): one at a time within SERIAL_BELOW (or unmeasured), else up to
+    MAX_IN_FLIGHT, no more than its share of `--rate-limit` keeps busy."""
+    if rtt is None or rtt < SERIAL_BELOW:
+        return 1
+    if rate_limit:
+        return max(1, min(MAX_IN_FLIGHT, math.ceil(rate_limit * rtt / max(1, workers))))
+    return MAX_IN_FLIGHT
+
+
+def given_in_flight(flag: int | str | None, environ: Mapping[str, str] = os.environ) -> int | None:
+    """The requests in flight given to the run: `--in-flight N`, else its variable
+    (BOARDCERT_IN_FLIGHT, which `boardcert run` sets from the round trip); None when neither
+    is; a ConfigError naming both when it is not a whole number from 1 to MAX_IN_FLIGHT."""
+    value = flag if flag is not None and flag != "" else environ.get(IN_FLIGHT_ENV)
+    if value is None or value == "":
+        return None
+    text = str(value)
+    if not text.strip().isdigit() or not 1 <= int(text) <= MAX_IN_FLIGHT:
+        raise ConfigError(f"--in-flight {text!r} ({IN_FLIGHT_ENV}): expected a whole "
+                          f"number from 1 to {MAX_IN_FLIGHT}")
+    return int(text)
+
+
+IN_FLIGHT_ENV = BY_DEST["in_flight"].env or ""
+
+
+def given(workers: int) -> Choice:
+    """The choice of `--workers N`."""
+    if workers <= 1:
+        return Choice(1, "serial: --workers")
+    return Choice(workers, f"{workers} workers: --workers")
+
+
+def round_trip(elapsed: list[float]) -> float | None:
+    """The round trip from the preflight's answered requests: the fastest (the first also
+    opened the connection)."""
+    return min(elapsed) if elapsed else None

@@ -119,6 +119,28 @@ def test_verdict_banner_says_the_verdict(page: WebDriver):
     assert "MUST requirement failed: CARD-NAME-MAX-REJECTED" in find(page, "#verdict-reason").text
 
 
+
+def _luminance(css_colour: str) -> float:
+    """WCAG relative luminance of a computed "rgb(r, g, b)" / "rgba(...)" colour."""
+    parts = [float(v) / 255 for v in css_colour[css_colour.index("(") + 1:-1].split(",")[:3]]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in parts)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_the_banner_links_can_be_read(page: WebDriver):
+    """Each link in the verdict banner ("What it means: ...") stands out from the banner's
+    colours by WCAG's 4.5:1 (a blue link on the red banner was 1.03:1, invisible)."""
+    links = find_all(page, ".banner a")
+    assert links
+    image = page.execute_script("return getComputedStyle(document.querySelector('.banner'))"
+                                ".backgroundImage")
+    stops = [f"rgb({c})" for c in image.split("rgb(")[1:]]
+    for link in links:
+        fg = _luminance(link.value_of_css_property("color"))
+        for stop in stops:
+            bg = _luminance(stop[:stop.index(")") + 1])
+            assert (max(fg, bg) + 0.05) / (min(fg, bg) + 0.05) >= 4.5, (link.text, stop)
+
 def test_operation_matrix_shows_all_28_operations(page: WebDriver):
     """The operation matrix has one visible row per operation of section 4, in order."""
     rows = find_all(page, "#operation-matrix tbody tr")

@@ -23,13 +23,21 @@ from typing import Any
 
 import pytest
 
-from boardcert.http.api import Api, mentions, misfit
-from boardcert.http.client import Client, Exchange
-from boardcert.interface import spec
-from boardcert.pytest import concurrency
-from boardcert.settings.config import NotAssessed
-from boardcert.suite import expect
-from boardcert.suite.board import Board, placeholders, project_state, unique
+from boardcert.for_suites import (
+    Api,
+    Board,
+    Client,
+    Exchange,
+    NotAssessed,
+    concurrency,
+    expect,
+    mentions,
+    misfit,
+    placeholders,
+    project_state,
+    spec,
+    unique,
+)
 
 LISTED = [op.number for op in spec.operations().values() if op.auth_required]
 UNLISTED = [op.number for op in spec.operations().values() if not op.auth_required]

@@ -6,11 +6,7 @@ from typing import Any
 
 import pytest
 
-from boardcert.http.api import misfit
-from boardcert.http.client import Exchange
-from boardcert.settings.config import NotAssessed
-from boardcert.suite import checks, expect
-from boardcert.suite.board import placeholders, unique
+from boardcert.for_suites import Exchange, NotAssessed, checks, expect, misfit, placeholders, unique
 
 
 class Metadata:

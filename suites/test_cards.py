@@ -7,13 +7,19 @@ from typing import Any
 
 import pytest
 
-from boardcert.errors import Violation
-from boardcert.http.api import ids_in_order, misfit
-from boardcert.http.client import Exchange
-from boardcert.pytest import ahead
-from boardcert.settings.config import NotAssessed
-from boardcert.suite import checks, expect
-from boardcert.suite.board import Board, profile_body, unique
+from boardcert.for_suites import (
+    Board,
+    Exchange,
+    NotAssessed,
+    Violation,
+    ahead,
+    checks,
+    expect,
+    ids_in_order,
+    misfit,
+    profile_body,
+    unique,
+)
 
 CARD_OPS = (15, 16, 17, 18, 19, 20)
 

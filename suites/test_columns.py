@@ -10,12 +10,16 @@ from typing import Any
 
 import pytest
 
-from boardcert.http.api import find_named, walk
-from boardcert.http.client import Exchange
-from boardcert.pytest import ahead
-from boardcert.settings.config import NotAssessed
-from boardcert.suite import checks, expect
-from boardcert.suite.board import unique
+from boardcert.for_suites import (
+    Exchange,
+    NotAssessed,
+    ahead,
+    checks,
+    expect,
+    find_named,
+    unique,
+    walk,
+)
 
 
 def _rows(body: Any, where: str) -> Any:

@@ -16,14 +16,20 @@ from typing import Any
 
 import pytest
 
-from boardcert.errors import ExchangeError, Violation
-from boardcert.http.api import find_named, mentions, misfit
-from boardcert.http.at_once import at_once
-from boardcert.http.client import Exchange
-from boardcert.interface import conditions as when
-from boardcert.settings.config import NotAssessed
-from boardcert.suite import expect
-from boardcert.suite.board import Made, unique
+from boardcert.for_suites import (
+    Exchange,
+    ExchangeError,
+    Made,
+    NotAssessed,
+    Violation,
+    at_once,
+    expect,
+    find_named,
+    mentions,
+    misfit,
+    unique,
+    when,
+)
 
 AT_ONCE = 4
 REQUIREMENT = "CONCURRENT-CREATIONS-KEPT"

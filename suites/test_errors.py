@@ -19,13 +19,19 @@ from typing import Any
 
 import pytest
 
-from boardcert.http.api import Api
-from boardcert.http.client import Exchange
-from boardcert.interface import spec
-from boardcert.pytest import concurrency
-from boardcert.settings.config import NotAssessed, fill
-from boardcert.suite import expect
-from boardcert.suite.board import Board, placeholders, project_state, unique
+from boardcert.for_suites import (
+    Api,
+    Board,
+    Exchange,
+    NotAssessed,
+    concurrency,
+    expect,
+    fill,
+    placeholders,
+    project_state,
+    spec,
+    unique,
+)
 
 JSON_TYPE = {"Content-Type": "application/json"}
 # Ids that name nothing: too big for any integer column, and not a number at all.

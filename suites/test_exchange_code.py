@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardcert.http.client import Exchange
-from boardcert.settings.config import NotAssessed, fill
-from boardcert.suite import expect
+from boardcert.for_suites import Exchange, NotAssessed, expect, fill
 
 
 @pytest.fixture(scope="module")

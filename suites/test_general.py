@@ -11,15 +11,19 @@ from typing import Any
 
 import pytest
 
-from boardcert.errors import SetUpError
-from boardcert.http.api import misfit
-from boardcert.http.client import Exchange
-from boardcert.interface import spec
-from boardcert.pytest import ahead
-from boardcert.settings.config import NotAssessed, fill
-from boardcert.suite import expect
-from boardcert.suite.board import placeholders, unique
-from boardcert.suite.ledger import Entry
+from boardcert.for_suites import (
+    Entry,
+    Exchange,
+    NotAssessed,
+    SetUpError,
+    ahead,
+    expect,
+    fill,
+    misfit,
+    placeholders,
+    spec,
+    unique,
+)
 
 Call = Callable[[], Exchange]
 

@@ -22,13 +22,17 @@ from typing import Any
 
 import pytest
 
-from boardcert.http.api import Api, card_names
-from boardcert.http.client import Exchange
-from boardcert.pytest import concurrency
-from boardcert.settings.config import NotAssessed
-from boardcert.suite import expect
-from boardcert.suite.board import Made, unique
-from boardcert.suite.expect import Outcome
+from boardcert.for_suites import (
+    Api,
+    Exchange,
+    Made,
+    NotAssessed,
+    Outcome,
+    card_names,
+    concurrency,
+    expect,
+    unique,
+)
 
 LIMIT = 25000
 ASCII, E_ACUTE, EMOJI = "a", "\u00e9", "\U0001f600"  # 1, 2 and 4 bytes in UTF-8

@@ -12,13 +12,20 @@ from typing import Any
 
 import pytest
 
-from boardcert.http.api import Api, mentions
-from boardcert.http.client import Exchange
-from boardcert.pytest import ahead
-from boardcert.settings.config import NotAssessed, Profile, fill
-from boardcert.suite import expect
-from boardcert.suite.board import Made, unique
-from boardcert.suite.ledger import Entry, Ledger
+from boardcert.for_suites import (
+    Api,
+    Entry,
+    Exchange,
+    Ledger,
+    Made,
+    NotAssessed,
+    Profile,
+    ahead,
+    expect,
+    fill,
+    mentions,
+    unique,
+)
 
 
 @dataclass

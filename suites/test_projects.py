@@ -9,14 +9,18 @@ from typing import Any
 
 import pytest
 
-from boardcert.http.api import ids_in_order
-from boardcert.http.client import Exchange
-from boardcert.interface import conditions as when
-from boardcert.pytest import ahead, early
-from boardcert.pytest.early import Watched
-from boardcert.settings.config import NotAssessed
-from boardcert.suite import checks, expect
-from boardcert.suite.board import unique
+from boardcert.for_suites import (
+    Exchange,
+    NotAssessed,
+    Watched,
+    ahead,
+    checks,
+    early,
+    expect,
+    ids_in_order,
+    unique,
+    when,
+)
 
 PROJECT_OPS = (2, 3, 5, 7, 8, 9, 10, 11, 12, 13, 14)
 

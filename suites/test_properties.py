@@ -14,9 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from boardcert import properties
-from boardcert.pytest import concurrency
-from boardcert.settings.config import NotAssessed
+from boardcert.for_suites import NotAssessed, concurrency, properties
 
 schema = properties.load_schema()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardcert.suite import checks, expect
+from boardcert.for_suites import checks, expect
 
 pytestmark = [pytest.mark.read_only, pytest.mark.read_only_check]
 

@@ -23,15 +23,24 @@ from typing import Any
 
 import pytest
 
-from boardcert.http.api import Api
-from boardcert.http.client import Client, Exchange
-from boardcert.interface import spec
-from boardcert.interface.removed import REMOVED, RemovedPath
-from boardcert.pytest import concurrency
-from boardcert.settings.config import NotAssessed, Profile, fill
-from boardcert.suite import expect
-from boardcert.suite.board import Board, placeholders, project_state, unique
-from boardcert.suite.expect import Outcome
+from boardcert.for_suites import (
+    REMOVED,
+    Api,
+    Board,
+    Client,
+    Exchange,
+    NotAssessed,
+    Outcome,
+    Profile,
+    RemovedPath,
+    concurrency,
+    expect,
+    fill,
+    placeholders,
+    project_state,
+    spec,
+    unique,
+)
 
 GONE = (404, 405, 410)  # the statuses of a route that is not there (any of them is fine)
 Request = tuple[str, str, Any]  # method, path, body

@@ -10,12 +10,17 @@ from typing import Any
 
 import pytest
 
-from boardcert.http.api import find_named, ids_in_order, mentions
-from boardcert.http.client import Exchange
-from boardcert.pytest import ahead
-from boardcert.settings.config import NotAssessed
-from boardcert.suite import checks, expect
-from boardcert.suite.board import unique
+from boardcert.for_suites import (
+    Exchange,
+    NotAssessed,
+    ahead,
+    checks,
+    expect,
+    find_named,
+    ids_in_order,
+    mentions,
+    unique,
+)
 
 
 def _rows(body: Any, where: str) -> Any:

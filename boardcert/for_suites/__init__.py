@@ -1,0 +1,44 @@
+"""What a conformance suite imports: the one module of boardcert that suites/ may name.
+
+A suite builds what it needs through the fixtures (boardcert.pytest.fixtures), sends through
+`Api` and `Client`, and judges through `expect` and `checks`; everything else it takes from
+here. A change to this list is a change to what the suites may lean on
+(tests/test_for_suites.py lists it). It sits in a room of its own above all it re-exports.
+"""
+
+from __future__ import annotations
+
+from boardcert import properties
+from boardcert.errors import ExchangeError, SetUpError, Violation
+from boardcert.http.api import Api, card_names, find_named, ids_in_order, mentions, misfit, walk
+from boardcert.http.at_once import at_once
+from boardcert.http.client import Client, Exchange
+from boardcert.interface import conditions as when
+from boardcert.interface import spec
+from boardcert.interface.removed import REMOVED, RemovedPath
+from boardcert.pytest import ahead, concurrency, early
+from boardcert.pytest.early import Watched
+from boardcert.settings.config import NotAssessed, Profile, fill
+from boardcert.suite import checks, expect
+from boardcert.suite.board import Board, Made, placeholders, profile_body, project_state, unique
+from boardcert.suite.expect import Outcome
+from boardcert.suite.ledger import Entry, Ledger
+
+__all__ = [
+    # sending and what came back
+    "Api", "Client", "Exchange", "at_once",
+    # finding things in a body
+    "card_names", "find_named", "ids_in_order", "mentions", "walk",
+    # judging: checks of a response, expectations, their failures, not assessed
+    "checks", "expect", "Outcome", "Violation", "ExchangeError", "SetUpError", "NotAssessed",
+    "misfit",
+    # the interface's facts
+    "spec", "when", "REMOVED", "RemovedPath",
+    # the profile and boards to work on
+    "Profile", "fill", "Board", "Made", "placeholders", "profile_body", "project_state",
+    "unique", "Entry", "Ledger",
+    # how the tests run: set-ups ahead, independent requests, set-ups at the first test
+    "ahead", "concurrency", "early", "Watched",
+    # schemathesis over the spec (suites/test_properties.py)
+    "properties",
+]

@@ -192,11 +192,8 @@ class Scene:
         """A project that op 2 created after all goes into the ledger; its id."""
         if call.number != 2 or not 200 <= (answer.status or 0) < 300 or not answer.content:
             return None
-        body = answer.json()
-        if isinstance(body, dict) and "id" in body:
-            self.ledger.add("project", projectId=str(body["id"]))
-            return str(body["id"])
-        return None
+        entry = self.ledger.created("project", answer=answer.json())
+        return entry.id if entry is not None else None
 
     def without_key(self, number: int, variant: str, api_key: str) -> expect.Outcome:
         """Operation `number` sent with a key that is not valid (once per variant)."""
@@ -391,14 +388,15 @@ class Scene:
         b = self.board
         set_up(self.api.call(23, projectId=b.project.id, pluginId=plugin_id,
                              json=self.body("attach_plugin")), 23)
-        self.ledger.add("plugin", b.project.entry, projectId=b.project.id, pluginId=plugin_id)
+        self.ledger.created("plugin", b.project.entry, projectId=b.project.id,
+                            pluginId=plugin_id)
 
     def put_plugin_data(self, key: str) -> None:
         plugin_id, entity_id = self.plugin()
         set_up(self.api.call(25, path_params={"pluginId": plugin_id, "entityId": entity_id,
                                               "key": key},
                              json=self.body("put_plugin_data", key=key)), 25)
-        self.ledger.add("plugin_data", pluginId=plugin_id, entityId=entity_id, key=key)
+        self.ledger.created("plugin_data", pluginId=plugin_id, entityId=entity_id, key=key)
 
     def add_metadata(self, key: str) -> None:
         b = self.board
@@ -638,8 +636,8 @@ def test_unlisted_operation_without_key_is_recorded(number, scene, observe):
     scene.boards.unlisted_spoil = not scene.boards.built  # how many spares the next need
     if 200 <= status < 300 and number == 25:
         plugin = call.path
-        scene.ledger.add("plugin_data", pluginId=plugin["pluginId"],
-                         entityId=plugin["entityId"], key=plugin["key"])
+        scene.ledger.created("plugin_data", pluginId=plugin["pluginId"],
+                             entityId=plugin["entityId"], key=plugin["key"])
     text = f"{_label(number)} without X-API-Key answered {status}"
     opened = 200 <= status < 300 and spec.operation(number).method != "GET"
     if opened:

@@ -321,10 +321,7 @@ def adopt(ledger: Any, case: Case, exchange: Exchange) -> bool:
         body = exchange.json()
     except AssertionError:
         return False
-    if isinstance(body, dict) and "id" in body:
-        ledger.add("project", projectId=str(body["id"]))
-        return True
-    return False
+    return ledger.created("project", answer=body) is not None
 
 
 # --- NO-SERVER-ERROR -----------------------------------------------------------------------

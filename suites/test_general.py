@@ -99,7 +99,9 @@ class Setting:
         exchange = self.api.call(25, path_params=where,
                                  json=self.body("put_plugin_data", plugin_id=self.plugin_id,
                                                 entity_id=self.entity_id))
-        return exchange, self.ledger.add("plugin_data", **where)
+        entry = self.ledger.created("plugin_data", **where)
+        assert entry is not None  # its key is given
+        return exchange, entry
 
 
 # --- each operation, prepared with real ids (set-up) and then called (the test) -------------
@@ -110,9 +112,8 @@ def _create_project(s: Setting) -> Call:
     def call() -> Exchange:
         exchange = s.api.call(2, organizationId=organization_id,
                               json=s.api.body("create_project", name=unique("project")))
-        body = exchange.json() if exchange.status == 200 else None
-        if isinstance(body, dict) and "id" in body:
-            s.ledger.add("project", projectId=str(body["id"]))
+        if exchange.status == 200:
+            s.ledger.created("project", answer=exchange.json())
         return exchange
     return call
 

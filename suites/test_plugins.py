@@ -58,8 +58,8 @@ class Plugins:
         body = self.api.body("attach_plugin", plugin_id=self.plugin_id, project_id=project.id)
         exchange = self.api.call(23, projectId=project.id, pluginId=self.plugin_id, json=body)
         if exchange.status == 200:
-            self.ledger.add("plugin", project.entry, projectId=project.id,
-                            pluginId=self.plugin_id)
+            self.ledger.created("plugin", project.entry, projectId=project.id,
+                                pluginId=self.plugin_id)
         return exchange
 
     def remove(self, project: Made) -> Exchange:
@@ -76,7 +76,7 @@ class Plugins:
         path = {"pluginId": self.plugin_id, "entityId": entity_id, "key": key}
         exchange = self.api.call(25, path_params=path, json=body)
         if exchange.status == 200:
-            self.ledger.add("plugin_data", **path)
+            self.ledger.created("plugin_data", **path)
         return exchange
 
     def read(self, card: Made, key: str) -> Exchange:

@@ -44,9 +44,8 @@ class Maker:
 def _create(m: Maker) -> Exchange:
     exchange = m.api.call(2, organizationId=m.fixture("organization_id"),
                           json=m.api.body("create_project", name=unique("project")))
-    body = exchange.json() if exchange.status == 200 else None
-    if isinstance(body, dict) and "id" in body:
-        m.fixture("ledger").add("project", projectId=str(body["id"]))
+    if exchange.status == 200:
+        m.fixture("ledger").created("project", answer=exchange.json())
     return exchange
 
 
@@ -167,11 +166,10 @@ def test_created_project_can_be_read(api, ledger, organization_id):
     name = unique("project")
     created = api.call(2, organizationId=organization_id,
                        json=api.body("create_project", name=name))
-    body = expect.success(created, 2, "PROJECT-CREATE")
-    if not isinstance(body, dict) or "id" not in body:
+    entry = ledger.created("project", answer=expect.success(created, 2, "PROJECT-CREATE"))
+    if entry is None:
         raise NotAssessed("the created project's id (op 2 answered no top-level id)")
-    project_id = str(body["id"])
-    ledger.add("project", projectId=project_id)
+    project_id = entry.id
     exchange = api.call(3, projectId=project_id)
     body = expect.success(exchange, 3, "PROJECT-CREATE")
     expect.equal("PROJECT-CREATE", "the id", project_id, str(_get(body, "id")), exchange)

@@ -15,7 +15,7 @@ import yaml
 from boardcert.discovery.findings import FOUND, KEPT, NOT_FOUND, NOT_TRIED, Finding
 from boardcert.discovery.refusals import required_fields, said
 from boardcert.errors import ConfigError
-from boardcert.http.api import Api, find_named, mentions
+from boardcert.http.api import Api, mentions
 from boardcert.http.client import Exchange
 from boardcert.paths import DISCOVERY, read_yaml
 from boardcert.settings.config import Profile, fill
@@ -55,10 +55,10 @@ class Probe:
     def run(self) -> None:
         v = self.v
         made = self.body("create_project", {"organizationId": v["organization_id"]})
-        if made is None or not isinstance(made.json(), dict) or "id" not in made.json():
+        self.entry = None if made is None else self.ledger.created("project", answer=made.json())
+        if self.entry is None:
             raise Stop("no project to probe in (op 2 accepted no body)")
-        v["project_id"] = str(made.json()["id"])
-        self.entry = self.ledger.add("project", projectId=v["project_id"])
+        v["project_id"] = self.entry.id
         p = {"projectId": v["project_id"]}
         v["row_ids"] = [self.row(), self.row()]
         v["row_id"] = v["row_ids"][0]
@@ -111,32 +111,30 @@ class Probe:
         return self.made_row(exchange, name)
 
     def made_row(self, exchange: Exchange, name: str) -> str:
-        row_id = find_named(exchange.json(), name)
-        if row_id is None:
+        row = self.ledger.created("row", self.entry, answer=exchange.json(), name=name,
+                                  projectId=self.v["project_id"])
+        if row is None:
             raise Stop("op 7 answered no row carrying the name given")
-        self.ledger.add("row", self.entry, projectId=self.v["project_id"], rowId=row_id)
-        return row_id
+        return row.id
 
     def column(self) -> str:
         name = unique("column")
         made = self.body("create_column", {"projectId": self.v["project_id"],
                                            "rowId": self.v["row_id"]}, name=name)
-        column_id = find_named(made.json(), name) if made is not None else None
-        if column_id is None:
+        column = self.ledger.created("column", self.entry, answer=made.json(), name=name,
+                                     projectId=self.v["project_id"]) if made is not None else None
+        if column is None:
             raise Stop("no column to probe in (op 11 accepted no body)")
-        self.ledger.add("column", self.entry, projectId=self.v["project_id"],
-                        columnId=column_id)
-        return column_id
+        return column.id
 
     def card(self) -> str:
         made = self.body("create_card", {"projectId": self.v["project_id"],
                                          "columnId": self.v["column_id"]})
-        body = made.json() if made is not None else None
-        if not isinstance(body, dict) or "id" not in body:
+        card = self.ledger.created("card", self.entry, answer=made.json(),
+                                   projectId=self.v["project_id"]) if made is not None else None
+        if card is None:
             raise Stop("no card to probe with (op 15 accepted no body)")
-        self.ledger.add("card", self.entry, projectId=self.v["project_id"],
-                        cardId=str(body["id"]))
-        return str(body["id"])
+        return card.id
 
     def metadata_id(self, path: dict[str, str], meta: dict[str, str]) -> None:
         """Whether the id of the entry op 21 added is its key (read in the Card of op 16)."""
@@ -184,7 +182,7 @@ class Probe:
             return
         data = {"pluginId": plugin, "entityId": entity, "key": unique("data")}
         if self.body("put_plugin_data", data, key=data["key"]) is not None:
-            self.ledger.add("plugin_data", **data)
+            self.ledger.created("plugin_data", **data)
             self.entity_place(data)
         else:
             self.skip("plugin_data_entity_id", "no plugin data to read (op 25)")

@@ -139,7 +139,7 @@ class Arena:
         item = (path["pluginId"], path["entityId"], path["key"])
         if item not in self._data:
             self._data.add(item)
-            self.ledger.add("plugin_data", **path)
+            self.ledger.created("plugin_data", **path)
 
     # --- preparing a case ------------------------------------------------------------------
 
@@ -336,15 +336,11 @@ class Arena:
             body = response.json()
         except ValueError:
             return
-        if not isinstance(body, dict) or "id" not in body:
-            return
         if number == 2:
-            self.ledger.add("project", projectId=str(body["id"]))
+            self.ledger.created("project", answer=body)
             return
-        parent = next((e for e in reversed(self.ledger.entries) if e.kind == "project"
-                       and e.params.get("projectId") == path.get("projectId")), None)
-        self.ledger.add("card", parent, projectId=path["projectId"], cardId=str(body["id"]))
-
+        self.ledger.created("card", self.ledger.project(path["projectId"]), answer=body,
+                            projectId=path["projectId"])
 
     def validate(self, case: Any, response: Any, info: CaseInfo, key: bool = True) -> None:
         """Run the checks on the answer (`Judge.validate`): a violation names requirements."""

@@ -13,10 +13,9 @@ import pytest
 
 from boardcert.discovery import Discovery, Finding, discover, organization_of
 from boardcert.errors import SetUpError
-from boardcert.http.api import Api, find_named, misfit
+from boardcert.http.api import Api, misfit
 from boardcert.http.client import Client, Exchange
 from boardcert.interface import requirements
-from boardcert.interface.resources import BY_NAME
 from boardcert.pytest import ahead, concurrency
 from boardcert.pytest.stash import DISCOVERED
 from boardcert.settings.config import NotAssessed, Profile, Target
@@ -115,12 +114,11 @@ def _named(exchange: Exchange, name: str, what: str, number: int, ledger: Ledger
     """The row or column just created, its id found by its name in the Project answered
     (their shapes are not shown, so not by position), and recorded in the ledger."""
     body = _created(exchange, what, number)
-    found = find_named(body.get("rows") if isinstance(body, dict) else body, name)
-    if found is None:
+    entry = ledger.created(what, project.entry, answer=body.get("rows") if isinstance(body, dict)
+                           else body, name=name, projectId=project.id)
+    if entry is None:
         raise NotAssessed(f"{what} id (the created {what} is not found by name in the Project)")
-    entry = ledger.add(what, project.entry, projectId=project.id,
-                       **{BY_NAME[what].id_parameter: found})
-    return Made(found, name, body, entry, exchange)
+    return Made(entry.id, name, body, entry, exchange)
 
 
 @pytest.fixture(scope="session")
@@ -130,10 +128,10 @@ def make_project(api: Api, ledger: Ledger, organization_id: str) -> Callable[...
         exchange = api.call(2, organizationId=organization_id,
                             json=api.body("create_project", name=name))
         body = _created(exchange, "project", 2)
-        if not isinstance(body, dict) or "id" not in body:
+        entry = ledger.created("project", answer=body)
+        if entry is None:
             raise SetUpError("set-up: op 2 answered no top-level id", exchanges=[exchange])
-        entry = ledger.add("project", projectId=str(body["id"]))
-        return Made(str(body["id"]), name, body, entry, exchange)
+        return Made(entry.id, name, body, entry, exchange)
     return make
 
 
@@ -163,10 +161,10 @@ def make_card(api: Api, ledger: Ledger) -> Callable[..., Made]:
         exchange = api.call(15, projectId=project.id, columnId=column.id,
                             json=api.body("create_card", name=name))
         body = _created(exchange, "card", 15)
-        if not isinstance(body, dict) or "id" not in body:
+        entry = ledger.created("card", project.entry, answer=body, projectId=project.id)
+        if entry is None:
             raise SetUpError("set-up: op 15 answered no card id", exchanges=[exchange])
-        entry = ledger.add("card", project.entry, projectId=project.id, cardId=str(body["id"]))
-        return Made(str(body["id"]), name, body, entry, exchange)
+        return Made(entry.id, name, body, entry, exchange)
     return make
 
 

@@ -7,11 +7,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import takewhile
+from typing import Any
 
 from boardcert.errors import ExchangeError
-from boardcert.http.api import Api
+from boardcert.http.api import Api, find_named
 from boardcert.http.client import CONNECT, TIMEOUT
-from boardcert.interface.resources import DELETE_OP
+from boardcert.interface.resources import BY_NAME, DELETE_OP
 
 GIVE_UP_AFTER = 3  # transport failures in a row: the server is gone, stop trying
 CONCURRENT = 8  # deletions of the same kind at a time (within --rate-limit: the client paces)
@@ -25,10 +26,13 @@ class Entry:
     deleted: bool = False
     kept: bool = False  # left on the server for a failed test (--keep-failed)
 
+    @property
+    def id(self) -> str:
+        """The id of what it records (the path parameter that names it to its delete)."""
+        return self.params[str(BY_NAME[self.kind].id_parameter)]
+
     def describe(self) -> str:
         return f"{self.kind} " + " ".join(f"{k}={v}" for k, v in self.params.items())
-
-
 
 
 @dataclass
@@ -45,6 +49,29 @@ class Ledger:
         with self._lock:
             self.entries.append(entry)
         return entry
+
+    def created(self, kind: str, parent: Entry | None = None, /, answer: Any = None,
+                name: str | None = None, **path: str) -> Entry | None:
+        """Record what an operation creating `kind` made, under the path parameters `path`
+        names: its id read where the kind shows it (resources.Kind.id_in) in `answer` (the
+        body answered, or the part of it to look in): the top-level id, or the id of the
+        record carrying `name`; or given in `path`. None, recording nothing, when the answer
+        shows no id. The one way fixtures, discovery, the arena and the suites record."""
+        where, parameter = BY_NAME[kind].id_in, str(BY_NAME[kind].id_parameter)
+        if where == "answer":
+            made = str(answer["id"]) if isinstance(answer, dict) and "id" in answer else None
+        elif where == "name":
+            made = find_named(answer, str(name))
+        else:  # given: in `path` already
+            return self.add(kind, parent, **path) if path.get(parameter) is not None else None
+        if made is None:
+            return None
+        return self.add(kind, parent, **path, **{parameter: made})
+
+    def project(self, project_id: str) -> Entry | None:
+        """The newest entry of the project `project_id` (the parent of what is made in it)."""
+        return next((e for e in reversed(self.entries) if e.kind == "project"
+                     and e.params.get("projectId") == project_id), None)
 
     def forget(self, entry: Entry) -> None:
         """The test deleted it itself."""

@@ -47,11 +47,16 @@ class CompatError(BoardcertError):
 
 
 class NotAssessed(Exception):
-    """A test needs a profile value that is absent; the test is reported not assessed."""
+    """A test needs a profile value that is absent; the test is reported not assessed.
 
-    def __init__(self, key: str) -> None:
+    `key`: what it lacks, in words; `lacks`: the profile keys it needed that the profile does
+    not give; `misfit`: the profile keys whose values the server refused (set them)."""
+
+    def __init__(self, key: str, lacks: Iterable[str] = (), misfit: Iterable[str] = ()) -> None:
         super().__init__(f"not assessed: {key}")
         self.key = key
+        self.lacks: tuple[str, ...] = tuple(lacks)
+        self.misfit: tuple[str, ...] = tuple(misfit)
 
 
 class Violation(AssertionError):

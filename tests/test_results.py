@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from boardcert.outputs.record import RECORD, Record
 from boardcert.pytest.results import (
     ExitWatch,
     console_summary,
@@ -28,7 +29,8 @@ def test_phase_outcome_tells_failures_from_errors():
     assert phase_outcome(report("skipped", longrepr=("f", 1, "Skipped: x"))) == "skipped"
     assert phase_outcome(report("failed")) == "failed"
     assert phase_outcome(report("failed", when="setup")) == "error"
-    assert phase_outcome(report("failed", properties=[("outcome", "error")])) == "error"
+    broke = [(RECORD, Record(error=True).to_json())]
+    assert phase_outcome(report("failed", properties=broke)) == "error"
 
 
 def test_phase_message_is_the_skip_reason_or_the_check_message():

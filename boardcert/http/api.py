@@ -94,12 +94,12 @@ def misfit(exchange: Exchange) -> NotAssessed | None:
         given = " and ".join(f"{key} {value!r}" for key, value in unproven.items())
         keys = " or ".join(unproven)
         return NotAssessed(f"op {number} answered 404{f' {said}' if said else ''} to the "
-                           f"profile's {given}; set {keys} in your profile")
+                           f"profile's {given}; set {keys} in your profile", misfit=unproven)
     if body is None or body.proven or not 400 <= status < 500 or status in (404, 405):
         return None
     return NotAssessed(f"op {number} refused the profile's body {_short_json(body)} with "
                        f"{status}{f' {said}' if said else ''}; set bodies.{body.key} in "
-                       f"your profile")
+                       f"your profile", misfit=[f"bodies.{body.key}"])
 
 
 def server_message(exchange: Exchange, limit: int = 160) -> str:

@@ -26,9 +26,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from _pytest.junitxml import xml_key
+from _pytest.junitxml import mangle_test_address, xml_key
 
 from boardcert.interface import requirements
+from boardcert.outputs.record import RECORD, Record
+from boardcert.outputs.record import of as record_of
 from boardcert.paths import without_machine_paths
 from boardcert.settings.options import value as option_value
 
@@ -50,15 +52,48 @@ def pytest_configure(config: pytest.Config) -> None:
     xml = config.stash.get(xml_key, None)
     if xml is not None:  # junit.xml is made strict whatever the family: this one keeps file/line
         xml.family = FAMILY
+        config.pluginmanager.register(Records(), "boardcert-junit-records")
 
 
-@pytest.hookimpl(trylast=True)  # after pytest's junitxml wrote the file
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    xml = session.config.stash.get(xml_key, None)
-    path = Path(xml.logfile) if xml is not None else None
-    if path is not None and path.is_file():
-        docs_url = option_value("docs_url", session.config.getoption("docs_url", None))
-        tidy(path, session.config.rootpath, docs_url)
+class Records:
+    """Each test's records (boardcert.outputs.record), its phases' one after the other, as
+    the controller receives them (from pytest-xdist's workers too), by (classname, name)."""
+
+    def __init__(self) -> None:
+        self.tests: dict[tuple[str, str], list[Record]] = {}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        found = record_of(report)
+        names = mangle_test_address(report.nodeid)
+        if found:
+            self.tests.setdefault((".".join(names[:-1]), names[-1]), []).append(found)
+
+    @pytest.hookimpl(trylast=True)  # after pytest's junitxml wrote the file
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        xml = session.config.stash.get(xml_key, None)
+        path = Path(xml.logfile) if xml is not None else None
+        if path is not None and path.is_file():
+            docs_url = option_value("docs_url", session.config.getoption("docs_url", None))
+            tidy(path, session.config.rootpath, docs_url, self.tests)
+
+
+def record_properties(records: list[Record]) -> list[tuple[str, str]]:
+    """The properties a test's records give, phase after phase."""
+    found = []
+    for r in records:
+        if r.unassessed:
+            found.append(("unassessed_requirements", json.dumps(r.unassessed, ensure_ascii=False)))
+        if r.failed_requirements:
+            found.append(("failed_requirements", " ".join(r.failed_requirements)))
+        if r.evidence:
+            found.append((EVIDENCE, json.dumps(list(r.evidence), ensure_ascii=False)))
+        if r.reproduce:
+            found.append((REPRODUCE, r.reproduce))
+        if r.error:
+            found.append(("outcome", "error"))
+        if r.boardcert_error:
+            found.append(("boardcert_error", r.boardcert_error))
+    return found
 
 
 def properties_path(path: Path) -> Path:
@@ -66,7 +101,8 @@ def properties_path(path: Path) -> Path:
     return path.with_name(f"{path.stem}-properties{path.suffix}")
 
 
-def tidy(path: Path, root: Path, docs_url: str | None = None) -> None:
+def tidy(path: Path, root: Path, docs_url: str | None = None,
+         records: dict[tuple[str, str], list[Record]] | None = None) -> None:
     """Rewrite pytest's junit.xml: one-line messages, capped texts, no directory of this
     machine, a failure's `docs` (where each requirement it failed is explained); the form
     with testcase properties to properties_path(path), the junit-10.xsd form (the properties
@@ -74,13 +110,23 @@ def tidy(path: Path, root: Path, docs_url: str | None = None) -> None:
     tree = ET.parse(path)
     cases = list(tree.getroot().iter("testcase"))
     for case in cases:
+        held = case.find("properties")
+        mine = (records or {}).get((case.get("classname") or "", case.get("name") or ""), [])
+        added = record_properties(mine)
+        if added and held is None:
+            held = ET.Element("properties")
+            case.insert(0, held)
+        for name, value in added:
+            ET.SubElement(held, "property", name=name, value=value)
+        if held is not None:
+            for dropped in [p for p in held if p.get("name") == RECORD]:
+                held.remove(dropped)
         properties = {p.get("name"): p.get("value") or "" for p in case.iter("property")}
         ids = (properties.get("failed_requirements") or properties.get("requirements") or "")
         for element in [*case.findall("failure"), *case.findall("error")]:
             text = element.text or ""
             element.set("message", headline(element.get("message") or text, text, ids.split()))
             element.text = cap(text)
-        held = case.find("properties")
         if case.find("failure") is not None and ids and held is not None:
             ET.SubElement(held, "property", name=DOCS, value=docs(ids.split(), docs_url))
     _write(tree, properties_path(path), root)

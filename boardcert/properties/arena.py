@@ -20,6 +20,7 @@ from boardcert.properties.cases import CaseInfo
 from boardcert.properties.judging import Judge
 from boardcert.properties.schema import operation_number
 from boardcert.properties.sending import Answer, send
+from boardcert.pytest.failures import unassessable
 from boardcert.settings.config import NotAssessed, Profile, fill
 from boardcert.suite.board import build as build_board
 from boardcert.suite.board import unique
@@ -180,15 +181,15 @@ class Arena:
         if name in board:
             return board[name]
         if name == "pluginId":
-            return self._need(self.plugin_id, "plugin_id")
+            return self._need(self.plugin_id, "plugin_id", ("plugin_id",))
         if name == "entityId":
-            return self._need(self.entity_id, "entity_id")
+            return self._need(self.entity_id, "entity_id", ("entity_id",))
         return self._need(self.data_key, "plugin data (op 25 with the profile's body)")
 
     @staticmethod
-    def _need(value: str | None, what: str) -> str:
+    def _need(value: str | None, what: str, lacks: tuple[str, ...] = ()) -> str:
         if value is None:
-            pytest.skip(f"not assessed: {what}")
+            raise unassessable(what, lacks)
         return value
 
     def _protected(self, number: int, path: dict[str, str]) -> bool:

@@ -64,6 +64,15 @@ from boardcert.suite.board import unique
 #                                leave the item's MUSTs unchecked on that operation.
 
 
+class CheckFailed(AssertionError):
+    """A boardcert check's failure, naming the check (schemathesis keeps the exception on its
+    CustomFailure: the judge reads the name there, not in the failure's title)."""
+
+    def __init__(self, check: str, message: str) -> None:
+        super().__init__(message)
+        self.check = check
+
+
 def _register(check: checks.Check) -> Callable[..., None]:
     """One of boardcert's checks as a schemathesis check, scoped to the operations whose 200
     schema it applies to (the very function the explicit suites call)."""
@@ -79,7 +88,7 @@ def _register(check: checks.Check) -> Callable[..., None]:
             return  # not JSON: boardcert_json_payload judges it
         found = check.problems(body)
         if found:
-            raise AssertionError("\n".join(found))
+            raise CheckFailed(run.__name__, "\n".join(found))
 
     run.__name__ = run.__qualname__ = f"boardcert_{check.name}"
     run.__doc__ = f"{check.requirement}: boardcert.suite.checks {check.name} on 2xx bodies."
@@ -104,9 +113,9 @@ def key_required(client: Client, width: int = 1) -> Callable[..., None]:
                 raise ServerError(operation=case.operation.label, status_code=status,
                                   message=f"the same request {what} answered {status}")
             if not 400 <= status < 500:
-                raise AssertionError(f"the same request {what} answered {status}; the operation "
-                                     "carries the X-API-Key scheme, so it must be refused with "
-                                     "a 4xx")
+                raise CheckFailed(KEY_CHECK, f"the same request {what} answered {status}; "
+                                  "the operation carries the X-API-Key scheme, so it must be "
+                                  "refused with a 4xx")
 
     check.__name__ = check.__qualname__ = KEY_CHECK
     check.probes = {}  # type: ignore[attr-defined]  # id(response) -> (it, the probe's exchange)
@@ -152,7 +161,8 @@ def name_as_sent(client: Client) -> Callable[..., None]:
             return  # not JSON: JSON-RESPONSES judges it
         if isinstance(answered, dict) and isinstance(answered.get("name"), str) \
                 and answered["name"] != sent:
-            raise AssertionError(f"op 16 answered the name {_differs(answered['name'], sent)}")
+            raise CheckFailed(NAME_CHECK, f"op 16 answered the name "
+                              f"{_differs(answered['name'], sent)}")
         path = case.path_parameters or {}
         try:
             reading = client.request("GET", spec.operation(3).path.format(
@@ -162,7 +172,8 @@ def name_as_sent(client: Client) -> Callable[..., None]:
             return  # no fresh read to judge: other checks and tests judge op 3
         if reading.status == 200 and isinstance(stored, str) and stored != sent:
             check.readings[id(response)] = reading  # type: ignore[attr-defined]
-            raise AssertionError(f"a fresh op 3 lists the card's name as {_differs(stored, sent)}")
+            raise CheckFailed(NAME_CHECK, f"a fresh op 3 lists the card's name as "
+                              f"{_differs(stored, sent)}")
 
     check.__name__ = check.__qualname__ = NAME_CHECK
     check.readings = {}  # type: ignore[attr-defined]  # id(response) -> the fresh op 3
@@ -193,7 +204,8 @@ def json_payload(ctx: Any, response: Any, case: Any) -> None:
         json.loads(content)
     except (ValueError, RecursionError):
         kind = response.headers.get("content-type", ["no content type"])[0]
-        raise AssertionError(f"the body ({kind}) is not JSON: All payloads are JSON") from None
+        raise CheckFailed(JSON_CHECK, f"the body ({kind}) is not JSON: All payloads are "
+                          "JSON") from None
 
 
 JSON_CHECK = "boardcert_json_payload"

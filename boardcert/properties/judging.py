@@ -5,7 +5,6 @@ runs the checks and raises a violation naming the requirements, with the exchang
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from boardcert.properties.checks import (
     BOARDCERT_CHECKS,
     CHECK_REQUIREMENT,
     KEY_CHECK,
+    CheckFailed,
     json_payload,
     key_required,
     name_as_sent,
@@ -145,10 +145,10 @@ def requirement_of(failure: Failure, number: int, case: CaseInfo, status: int) -
     """The requirement a schemathesis failure breaks; None for what is no failure here."""
     kind = type(failure).__name__
     if isinstance(failure, CustomFailure):
-        name = re.search(r"`?(boardcert_\w+)`?", failure.title)
-        if name and name.group(1) in CHECK_REQUIREMENT:
-            return CHECK_REQUIREMENT[name.group(1)]
-        return BOARDCERT_CHECKS[name.group(1)][1] if name else None
+        name = _own_check(failure)
+        if name in CHECK_REQUIREMENT:
+            return CHECK_REQUIREMENT[name]
+        return BOARDCERT_CHECKS[name][1] if name else None
     if kind in ("ServerError", "ContentTypeServerError"):
         return "NO-SERVER-ERROR"
     if kind == "UndefinedStatusCode":
@@ -169,10 +169,15 @@ def requirement_of(failure: Failure, number: int, case: CaseInfo, status: int) -
     return None
 
 
+def _own_check(failure: Failure) -> str | None:
+    """The name of the boardcert check whose failure this is (None: not one of ours)."""
+    exception = getattr(failure, "exception", None)
+    return exception.check if isinstance(exception, CheckFailed) else None
+
+
 def _check_name(failure: Failure) -> str:
     if isinstance(failure, CustomFailure):
-        found = re.search(r"`?(boardcert_\w+)`?", failure.title)
-        return found.group(1) if found else failure.title
+        return _own_check(failure) or failure.title
     return failure.checks[0] if failure.checks else type(failure).__name__
 
 

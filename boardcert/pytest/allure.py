@@ -38,7 +38,9 @@ from boardcert import INTERFACE_VERSION
 from boardcert.http.evidence import request_text, response_text
 from boardcert.http.redact import Redactor
 from boardcert.interface import requirements, spec
+from boardcert.outputs.record import Record
 from boardcert.paths import without_machine_paths
+from boardcert.pytest.failures import RECORDED
 from boardcert.pytest.markers import item_operations, requirement_ids
 from boardcert.pytest.results import _redactor as run_redactor  # the run's one key mask
 from boardcert.pytest.stash import ALLURE_WRITTEN, TARGET
@@ -127,9 +129,9 @@ def record_exchanges(item: pytest.Item, logger: Any, test: Any) -> None:
     from allure_commons.types import AttachmentType
     from allure_commons.utils import now
 
-    properties = dict(item.user_properties)
-    evidence = json.loads(properties.get("evidence") or "[]")
-    failing = "broken" if properties.get("outcome") == "error" else "failed"
+    found = item.stash.get(RECORDED, Record())
+    evidence = json.loads(json.dumps(found.evidence))  # as the report carries it
+    failing = "broken" if found.error else "failed"
     attach = ATTACH_PASSING or bool(evidence)
     made = [e.as_dict() if attach else  # as_dict makes the curl line: only for attachments
             {"method": e.method, "url": e.url, "status": e.status, "elapsed_ms": e.elapsed * 1000}

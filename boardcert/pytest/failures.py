@@ -1,37 +1,27 @@
 """How a test's end becomes data: boardcert's one `pytest_runtest_makereport` hook.
 
 A failed check raises a `boardcert.errors.Violation` carrying the ids of the requirements it
-breaks and its exchanges. The hook turns the exception into user properties, which
-pytest-xdist carries to the controller and JUnit XML keeps:
-
-    failed_requirements  "ID ID ...": what the failure breaks (absent: the test's own ids)
-    evidence             JSON list of exchanges (`Exchange.as_dict()`): the failure's own,
-                         else the test's last exchanges
-    outcome              "error": the test broke (not a check): its requirements are not
-                         assessed
-    boardcert_error      "Type: message": it broke inside boardcert, a bug in boardcert,
-                         never something the server did
-    failure_message      the violations' messages (the report's only, not the item's)
-    unassessed_requirements  JSON {"REQ-ID": {"N": "why"}}: requirements the test names but
-                         did not check on operation N (what a test put in `item.stash[UNASSESSED]`
-                         with `not_checked`); the report does not count the test for them there
-    reproduction         JSON: the failure's recipe (boardcert.reproduce.recipe), this report's
-                         only; `reproduce` names its script in the report directory (JUnit)
-    kept                 JSON: what --keep-failed left on the server for it (this report's only)
-
-`NotAssessed` becomes a skip. The report reads these fields; only report/render.py makes text
-of the exchanges (here, for the console's "boardcert: evidence" section).
+breaks and its exchanges; a test that lacks what it needs raises `NotAssessed` (a skip). The
+hook turns either into one `boardcert.outputs.record.Record` (failed requirements, evidence,
+an error inside boardcert, what the test did not check, the reproduction recipe, the profile
+keys a not-assessed test lacked, ...) carried in one user property of the phase's report,
+which pytest-xdist carries to the controller as data; every output reads that record. The
+item keeps the record of its phases so far (RECORDED) for the Allure listener on the worker.
+Only report/render.py makes text of the exchanges (here, for the console's "boardcert:
+evidence" section).
 """
 
 from __future__ import annotations
 
-import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from boardcert.errors import ConfigError, NotAssessed, SetUpError, Violation, violations
 from boardcert.http.evidence import evidence_text, exchange_text
+from boardcert.outputs.record import RECORD, Record
+from boardcert.outputs.record import of as record_of
 from boardcert.outputs.report.build import BUG
 from boardcert.pytest.markers import requirement_ids
 from boardcert.pytest.stash import CLIENT, LEDGERS, THROWAWAY
@@ -39,11 +29,8 @@ from boardcert.pytest.target import exchanges_of
 from boardcert.reproduce import recipe
 from boardcert.reproduce.script import relative_path
 
-FAILED_REQUIREMENTS, EVIDENCE = "failed_requirements", "evidence"
-REPRODUCTION, REPRODUCE, KEPT = "reproduction", "reproduce", "kept"
-UNASSESSED_REQUIREMENTS = "unassessed_requirements"
 UNASSESSED = pytest.StashKey[dict[str, dict[int, str]]]()  # requirement -> {operation: why}
-BOARDCERT_ERROR, MESSAGE = "boardcert_error", "failure_message"
+RECORDED = pytest.StashKey[Record]()  # the item's phases' records so far, one after the other
 EVIDENCE_SECTION = "boardcert: evidence"
 EXCHANGES_SHOWN = 4  # the test's last exchanges shown with a failure that carries none
 
@@ -56,61 +43,68 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
+    record = _record(item, call, report)
+    if record:
+        report.user_properties.append((RECORD, record.to_json()))
+        item.stash[RECORDED] = item.stash.get(RECORDED, Record()).then(record)
+    return report
+
+
+def _record(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+            ) -> Record:
+    """What this phase found, as data (and the report's longrepr and sections as it shows)."""
     unchecked = item.stash.get(UNASSESSED, None)
-    if call.when == "call" and unchecked:
-        _record(item, report, UNASSESSED_REQUIREMENTS, json.dumps(unchecked, ensure_ascii=False))
+    record = Record(unassessed=unchecked if call.when == "call" and unchecked else {})
     exc = call.excinfo.value if call.excinfo is not None else None
+    if isinstance(exc, pytest.skip.Exception) and hasattr(exc, "boardcert_key"):
+        return replace(record, not_assessed=exc.boardcert_key, lacks=exc.boardcert_lacks)
     if exc is None or not report.failed:
-        return report
+        return record
     if isinstance(exc, NotAssessed):
         report.outcome = "skipped"
         report.longrepr = (str(item.path), item.location[1] or 0, str(exc))
-        return report
+        return replace(record, not_assessed=exc.key, lacks=exc.lacks, misfit=exc.misfit)
     found = violations(exc)
-    ids = list(dict.fromkeys(i for v in found for i in v.requirements))
-    if ids:
-        _record(item, report, FAILED_REQUIREMENTS, " ".join(ids))
     exchanges = [x for v in found for x in v.exchanges] or \
         [e.as_dict() for e in exchanges_of(item)[-EXCHANGES_SHOWN:]]
+    record = replace(record, evidence=tuple(exchanges), failed_requirements=tuple(
+        dict.fromkeys(i for v in found for i in v.requirements)))
     if exchanges:
-        _record(item, report, EVIDENCE, json.dumps(exchanges, ensure_ascii=False))
         report.sections.append((EVIDENCE_SECTION, evidence_text(exchanges)))
         if item.config.pluginmanager.has_plugin("allure_listener"):
             _attach(exchanges)
     if found:
-        message = "\n\n".join(str(v) for v in found)
-        report.user_properties.append((MESSAGE, message))  # this report's only: JUnit has it
+        record = replace(record, message="\n\n".join(str(v) for v in found))
         if not all(v.traceback for v in found):
             # Through schemathesis and Hypothesis the traceback says nothing the message does not.
-            report.longrepr = message
+            report.longrepr = record.message
     if found and is_check(exc) and call.when == "call":
-        _reproduction(item, report, found)
+        record = _reproduction(item, report, found, record)
     if not is_check(exc):
-        _record(item, report, "outcome", "error")
+        record = replace(record, error=True)
         if is_bug(exc) and requirement_ids(item):  # a conformance test, not one of our own
-            error = describe(exc)
-            _record(item, report, BOARDCERT_ERROR, error)
-            report.sections.append(("boardcert", f"{BUG}: {error} in {item.nodeid}"))
-    return report
+            record = replace(record, boardcert_error=describe(exc))
+            report.sections.append(("boardcert", f"{BUG}: {record.boardcert_error} in "
+                                                 f"{item.nodeid}"))
+    return record
 
 
-def _reproduction(item: pytest.Item, report: pytest.TestReport, found: list[Violation]) -> None:
-    """The failure's recipe on the report (not the item: JUnit names the script only). A
-    recipe that cannot be made is said, never a failure of the test's own."""
+def _reproduction(item: pytest.Item, report: pytest.TestReport, found: list[Violation],
+                  record: Record) -> Record:
+    """The failure's recipe in the record. A recipe that cannot be made is said, never a
+    failure of the test's own."""
     client = item.config.stash.get(CLIENT, None)
     if client is None:
-        return
+        return record
     try:
         made = recipe.build(found, exchanges_of(item), client, item.nodeid)
     except Exception as exc:  # noqa: BLE001 - boardcert's own bug: the failure stands as it is
         report.sections.append(("boardcert", f"no reproduction ({BUG}: {describe(exc)})"))
-        return
-    if made is not None:
-        report.user_properties.append((REPRODUCTION, json.dumps(made, ensure_ascii=False)))
-        _record(item, report, REPRODUCE, relative_path(item.nodeid))
-        kept = _keep(item.config, made["used"])
-        if kept:
-            report.user_properties.append((KEPT, json.dumps(kept, ensure_ascii=False)))
+        return record
+    if made is None:
+        return record
+    return replace(record, reproduction=made, reproduce=relative_path(item.nodeid),
+                   kept=tuple(_keep(item.config, made["used"])))
 
 
 def _keep(config: pytest.Config, used: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -123,17 +117,19 @@ def _keep(config: pytest.Config, used: list[dict[str, Any]]) -> list[dict[str, A
             if any([ledger.keep(resource["kind"], resource["params"]) for ledger in ledgers])]
 
 
+def unassessable(what: str, lacks: tuple[str, ...] = ()) -> pytest.skip.Exception:
+    """The skip "not assessed: what" as pytest.skip raises it (Hypothesis lets it through),
+    with the profile keys the test lacked as data (NotAssessed's `lacks`)."""
+    skip = pytest.skip.Exception(f"not assessed: {what}")
+    skip.boardcert_lacks = lacks  # type: ignore[attr-defined]
+    skip.boardcert_key = what  # type: ignore[attr-defined]
+    return skip
+
+
 def not_checked(item: pytest.Item, unchecked: dict[str, dict[int, str]]) -> None:
     """What the test names but did not check, so far (requirement -> {operation: why}); the
     last call wins, and an empty mapping says it checked everything."""
     item.stash[UNASSESSED] = unchecked
-
-
-def _record(item: pytest.Item, report: pytest.TestReport, name: str, value: str) -> None:
-    """A user property of this phase's report, and of the item: JUnit XML writes those of the
-    test's last report (its teardown)."""
-    report.user_properties.append((name, value))
-    item.user_properties.append((name, value))
 
 
 def _attach(exchanges: list[dict[str, Any]]) -> None:
@@ -178,9 +174,9 @@ class BugSummary:
         self.errors: dict[str, str] = {}  # nodeid -> "Type: message"
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        for name, value in report.user_properties:
-            if name == BOARDCERT_ERROR:
-                self.errors.setdefault(report.nodeid, str(value))
+        error = record_of(report).boardcert_error
+        if error:
+            self.errors.setdefault(report.nodeid, error)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.errors:

@@ -17,6 +17,7 @@ import json
 import os
 import re
 from collections import Counter
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ import pytest
 from boardcert.http.redact import Redactor
 from boardcert.interface import requirements
 from boardcert.outputs import report as compliance
+from boardcert.outputs.record import Record
+from boardcert.outputs.record import of as record_of
 from boardcert.outputs.report import partly
 from boardcert.outputs.report.build import FAILED
 from boardcert.paths import without_machine_paths
@@ -131,13 +134,11 @@ class Collector:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         test = self.tests.setdefault(report.nodeid, {
-            "outcome": "passed", "message": "", "evidence": "", "duration": 0.0,
-            "requirements": (), "operations": (), "observations": [], "security": [],
-            "failed_requirements": (), "boardcert_error": "", "unassessed": {},
-            "reproduction": "", "kept": ""})
+            "outcome": "passed", "message": "", "duration": 0.0, "requirements": (),
+            "operations": (), "observations": [], "security": [], "record": Record()})
         test["duration"] += report.duration
         for name, value in report.user_properties:
-            if name in ("requirements", "failed_requirements"):
+            if name == "requirements":
                 test[name] = tuple(str(value).split())
             elif name == "operations":
                 test["operations"] = tuple(int(n) for n in str(value).split())
@@ -145,16 +146,12 @@ class Collector:
                 kept = test["observations" if name == "observation" else "security"]
                 if value not in kept:
                     kept.append(str(value))
-            elif name in ("evidence", "boardcert_error", "reproduction", "kept"):
-                test[name] = str(value)
-            elif name == "unassessed_requirements":
-                test["unassessed"] = {req: {int(op): why for op, why in ops.items()}
-                                      for req, ops in json.loads(str(value)).items()}
+        found = record_of(report)
+        test["record"] = test["record"].then(found)
         outcome = phase_outcome(report)
         if _RANK[outcome] > _RANK[test["outcome"]]:
             test["outcome"] = outcome
-            test["message"] = dict(report.user_properties).get("failure_message") or \
-                phase_message(report)
+            test["message"] = found.message or phase_message(report)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -175,16 +172,16 @@ class Collector:
         return [compliance.TestResult(
             nodeid=nodeid, outcome=t["outcome"], requirements=t["requirements"],
             operations=t["operations"], message=redact(t["message"]),
-            evidence=tuple(json.loads(redact(t["evidence"]))) if t["evidence"] else (),
-            duration=t["duration"],
+            evidence=tuple(_redacted(redact, list(r.evidence))), duration=t["duration"],
             observations=tuple(redact(o) for o in t["observations"]),
             security_observations=tuple(redact(o) for o in t["security"]),
-            blamed=t["failed_requirements"], boardcert_error=redact(t["boardcert_error"]),
+            blamed=r.failed_requirements, boardcert_error=redact(r.boardcert_error),
             unassessed={req: {op: redact(why) for op, why in ops.items()}
-                        for req, ops in t["unassessed"].items()},
-            reproduction=json.loads(redact(t["reproduction"])) if t["reproduction"] else None,
-            kept=tuple(json.loads(redact(t["kept"]))) if t["kept"] else (),
-        ) for nodeid, t in self.tests.items()]
+                        for req, ops in r.unassessed.items()},
+            reproduction=_redacted(redact, r.reproduction) if r.reproduction else None,
+            kept=tuple(_redacted(redact, list(r.kept))),
+            lacks=r.lacks, misfit=r.misfit,
+        ) for nodeid, t in self.tests.items() for r in [t["record"]]]
 
     def run_facts(self, stopped: str | None = None) -> compliance.Run:
         target = self.config.stash.get(TARGET, None)
@@ -312,7 +309,7 @@ def phase_outcome(report: pytest.TestReport) -> str:
         return "passed"
     if report.skipped:
         return "skipped"
-    if report.when != "call" or ("outcome", "error") in report.user_properties:
+    if report.when != "call" or record_of(report).error:
         return "error"
     return "failed"
 
@@ -330,6 +327,11 @@ def phase_message(report: pytest.TestReport) -> str:
     crash = getattr(longrepr, "reprcrash", None)
     text = crash.message if crash is not None else report.longreprtext
     return _CHECK_NAME.sub("", text, count=1)
+
+
+def _redacted(redact: Callable[[str], str], data: Any) -> Any:
+    """JSON data with the key masked (in its JSON text, as it leaves the process)."""
+    return json.loads(redact(json.dumps(data, ensure_ascii=False)))
 
 
 def _redactor(config: pytest.Config) -> Redactor:

@@ -62,7 +62,8 @@ class Profile:
         value: Any = self.data
         for part in key.split("."):
             if not isinstance(value, dict) or value.get(part) is None:
-                raise NotAssessed(f"{key} ({self.unfound[key]})" if key in self.unfound else key)
+                raise NotAssessed(f"{key} ({self.unfound[key]})") if key in self.unfound \
+                    else NotAssessed(key, lacks=[key])
             value = value[part]
         return value
 

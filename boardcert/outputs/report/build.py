@@ -12,8 +12,6 @@ follows the conformance policy, section 4.
 
 from __future__ import annotations
 
-import json
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -26,19 +24,23 @@ from boardcert.interface import requirements, revisions, spec
 from boardcert.interface.requirements import Requirement
 from boardcert.interface.resources import DELETE_OP
 from boardcert.outputs.report import partly as partly_assessed
-from boardcert.paths import PROFILE_SCHEMA
+from boardcert.outputs.report.verdict import (  # noqa: F401 - the report's words, said here too
+    CONFORMANT,
+    FAILED,
+    INCOMPLETE,
+    NON_CONFORMANT,
+    NOT_ASSESSED,
+    PASSED,
+    STATUSES,
+    VERDICTS,
+    WARNINGS,
+    _list,
+    decide,
+)
 
 FORMAT = "boardcert-compliance/1"
-PASSED, FAILED, NOT_ASSESSED = "passed", "failed", "not assessed"
-STATUSES = (PASSED, FAILED, NOT_ASSESSED)
 OUTCOMES = ("passed", "failed", "error", "skipped")
-CONFORMANT = "conformant"
-WARNINGS = "conformant with warnings"
-NON_CONFORMANT = "non-conformant"
-INCOMPLETE = "incomplete"
-VERDICTS = (CONFORMANT, WARNINGS, NON_CONFORMANT, INCOMPLETE)
 BUG = "this is a bug in boardcert"
-PROFILE_KEYS = frozenset(json.loads(PROFILE_SCHEMA.read_text(encoding="utf-8"))["properties"])
 
 
 @dataclass
@@ -63,6 +65,8 @@ class TestResult:
     unassessed: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
     reproduction: Mapping[str, Any] | None = None  # a failure's recipe (boardcert.reproduce)
     kept: tuple[dict[str, Any], ...] = ()  # what --keep-failed left on the server for it
+    lacks: tuple[str, ...] = ()  # a not-assessed test's profile keys the profile does not give
+    misfit: tuple[str, ...] = ()  # a not-assessed test's profile keys the server refused
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
@@ -112,10 +116,11 @@ class Run:
 def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
     """The compliance report (the document spec/compliance.schema.json describes)."""
     tests = list(tests)
-    reqs = [requirement_result(req, tests) for req in requirements.catalogue().values()]
+    judged = [requirement_result(req, tests) for req in requirements.catalogue().values()]
+    reqs = [entry for entry, _ in judged]
     ops = [operation_result(op, tests) for op in spec.operations().values()]
     observations = collect_observations(tests)
-    verdict, reason = decide(reqs)
+    verdict, reason = decide(reqs, {entry["id"]: cited for entry, cited in judged})
     if run.stopped:  # a run cut short certifies nothing; what failed so far is still said
         so_far = f" (so far: {reason})" if verdict == NON_CONFORMANT else ""
         verdict, reason = INCOMPLETE, f"{run.stopped}{so_far}"
@@ -181,24 +186,29 @@ def read_only_result(reqs: list[dict[str, Any]], tests: list[TestResult]) -> dic
             "checks": len(ran), "failed": failed}
 
 
-def requirement_result(req: Requirement, tests: list[TestResult]) -> dict[str, Any]:
+def requirement_result(req: Requirement, tests: list[TestResult]
+                       ) -> tuple[dict[str, Any], list[TestResult]]:
+    """A requirement's entry, and the skipped tests whose reasons its message gives."""
     mine = [t for t in tests if req.id in t.requirements or req.id in t.failed_requirements]
     failures = [t for t in mine if req.id in t.failed_requirements]
     errors = [t for t in mine if t.outcome == "error"]
     ran = [t for t in mine if t.assessed(req.id) or t in failures]
     missing = _unassessed_operations(req, mine, failures)
     partly = None  # passed, but some of its cases not assessed (report.partly)
+    cited: list[TestResult] = []
     if failures and req.level != "INFO":
         status, message = FAILED, "\n".join(t.summary for t in failures)
     elif errors:
         status, message = NOT_ASSESSED, _errored(errors[0])
     elif ran and missing:
-        status, message = NOT_ASSESSED, _not_assessed_on(req.id, missing, mine)
+        cited = [t for t in _skips(mine) if set(t.operations) & set(missing)]
+        status, message = NOT_ASSESSED, _not_assessed_on(req.id, missing, mine, cited)
     elif ran:
         status, message = PASSED, None
         partly = partly_assessed.reasons(req.id, mine) or None
     else:
-        status, message = NOT_ASSESSED, _why_not_assessed(req, mine)
+        cited = _skips(mine)
+        status, message = NOT_ASSESSED, _why_not_assessed(mine, cited)
     return {
         "id": req.id,
         "level": req.level,
@@ -213,7 +223,12 @@ def requirement_result(req: Requirement, tests: list[TestResult]) -> dict[str, A
         "partly_assessed": partly,
         "tests": [{"nodeid": t.nodeid, "outcome": _outcome_for(req.id, t)} for t in mine],
         "failures": [{"test": t.nodeid, "message": t.summary} for t in failures],
-    }
+    }, cited
+
+
+def _skips(tests: list[TestResult]) -> list[TestResult]:
+    """The skipped tests that say why."""
+    return [t for t in tests if t.outcome == "skipped" and t.message.strip()]
 
 
 def _unassessed_operations(req: Requirement, mine: list[TestResult],
@@ -225,11 +240,11 @@ def _unassessed_operations(req: Requirement, mine: list[TestResult],
                        for t in mine)]
 
 
-def _not_assessed_on(req_id: str, ops: list[int], mine: list[TestResult]) -> str:
+def _not_assessed_on(req_id: str, ops: list[int], mine: list[TestResult],
+                     skips: list[TestResult]) -> str:
     """"not assessed on ops 23, 28: <why>": the skip reasons of the tests of those operations
     and what the tests that passed did not check there."""
-    reasons = [t.message.strip() for t in mine if t.outcome == "skipped" and t.message.strip()
-               and set(t.operations) & set(ops)]
+    reasons = [t.message.strip() for t in skips]
     reasons += [why for t in mine for op, why in t.unassessed.get(req_id, {}).items()
                 if op in ops]
     named = "op" if len(ops) == 1 else "ops"
@@ -251,10 +266,10 @@ def _outcome_for(req_id: str, test: TestResult) -> str:
     return test.outcome
 
 
-def _why_not_assessed(req: Requirement, mine: list[TestResult]) -> str:
+def _why_not_assessed(mine: list[TestResult], skips: list[TestResult]) -> str:
     if not mine:
         return "no test of this requirement ran"
-    reasons = [t.message.strip() for t in mine if t.outcome == "skipped" and t.message.strip()]
+    reasons = [t.message.strip() for t in skips]
     if reasons:
         return "; ".join(dict.fromkeys(reasons))
     stopped = [t for t in mine if t.outcome == "failed"]
@@ -315,62 +330,11 @@ def _observation(req_id: str, test: str, text: str, security: bool = False) -> d
     }
 
 
-def decide(reqs: list[dict[str, Any]]) -> tuple[str, str]:
-    """The verdict of the conformance policy, section 4, and the reason in a sentence."""
-    def ids(level: str, status: str) -> list[str]:
-        return [r["id"] for r in reqs if r["level"] == level and r["status"] == status]
-
-    if failed := ids("MUST", FAILED):
-        return NON_CONFORMANT, f"{_n(failed, 'MUST requirement')} failed: {_list(failed)}"
-    if missing := ids("MUST", NOT_ASSESSED):
-        return INCOMPLETE, f"{_n(missing, 'MUST requirement')} not assessed: " \
-                           f"{_list(missing)}{_profile_hint(reqs, missing)}"
-    partly = [f"{_n(found, f'{level} requirement')} passed but {partly_assessed.LABEL}: "
-              f"{_list(found)}" for level in ("MUST", "SHOULD")
-              if (found := partly_assessed.of(reqs, level))]
-    said = "".join(f"; {text}" for text in partly)
-    if warned := ids("SHOULD", FAILED):
-        return WARNINGS, f"All MUST requirements passed; {_n(warned, 'SHOULD requirement')} " \
-                         f"failed: {_list(warned)}{said}"
-    if unknown := ids("SHOULD", NOT_ASSESSED):
-        return CONFORMANT, f"All MUST requirements passed and no SHOULD failed; " \
-                           f"{_n(unknown, 'SHOULD requirement')} not assessed: " \
-                           f"{_list(unknown)}{said}"
-    return CONFORMANT, f"All MUST and SHOULD requirements passed{said}"
-
-
 def discovered(observations: list[dict[str, Any]]) -> list[str]:
     """What discovery found (boardcert.discovery, recorded by PROFILE-DISCOVERED), once each:
     under pytest-xdist every worker probes and records it."""
     return list(dict.fromkeys(o["text"] for o in observations
                               if o["requirement"] == "PROFILE-DISCOVERED"))
-
-
-def _profile_hint(reqs: list[dict[str, Any]], missing: list[str]) -> str:
-    """The profile keys the server refused (api.misfit), named in the verdict."""
-    keys = sorted({key for r in reqs if r["id"] in missing
-                   for keys in re.findall(r"set ([\w.]+(?: or [\w.]+)*) in your profile",
-                                          r["message"] or "")
-                   for key in keys.split(" or ")})
-    lacking = sorted({key for r in reqs if r["id"] in missing
-                      for key in re.findall(r"(?:^|[:;] )([a-z_]+)(?=;|$)", r["message"] or "",
-                                            re.MULTILINE)
-                      if key in PROFILE_KEYS} - set(keys))
-    hint = f"; the profile does not fit the server: set {', '.join(keys)} in your profile" \
-        if keys else ""
-    if lacking:
-        them = "it" if len(lacking) == 1 else "them"
-        hint += f"; the profile gives no {', '.join(lacking)}: set {them} in your profile"
-    return hint
-
-
-def _n(items: list[str], noun: str) -> str:
-    return f"{len(items)} {noun}{'s' if len(items) != 1 else ''}"
-
-
-def _list(items: list[str], shown: int = 6) -> str:
-    more = f" and {len(items) - shown} more" if len(items) > shown else ""
-    return ", ".join(items[:shown]) + more
 
 
 def count(reqs: list[dict[str, Any]], ops: list[dict[str, Any]], tests: list[TestResult],

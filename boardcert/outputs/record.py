@@ -1,0 +1,72 @@
+"""What a test's report found, as one record: the data every output reads (compliance.json,
+junit.xml, Allure, the console), never text to parse again.
+
+boardcert.pytest.failures makes one per phase report that has something to say and carries it
+in ONE user property (RECORD: its JSON), which pytest-xdist serialises with the report to the
+controller as it does every user property; `of(report)` reads it back there.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+RECORD = "boardcert"  # the user property that holds a report's record (JSON)
+
+
+@dataclass(frozen=True)
+class Record:
+    """What one phase of a test found."""
+
+    failed_requirements: tuple[str, ...] = ()  # what its failure breaks (Violation.requirements)
+    evidence: tuple[dict[str, Any], ...] = ()  # exchanges (Exchange.as_dict()): the failure's own
+    message: str = ""  # the violations' messages
+    error: bool = False  # the test broke (not a check): its requirements are not assessed
+    boardcert_error: str = ""  # "Type: message": it broke inside boardcert (a bug)
+    # requirement -> {operation: why}: what the test names but did not check there
+    unassessed: dict[str, dict[int, str]] = field(default_factory=dict)
+    reproduction: dict[str, Any] | None = None  # the failure's recipe (boardcert.reproduce)
+    reproduce: str = ""  # its script, relative to the report directory
+    kept: tuple[dict[str, Any], ...] = ()  # what --keep-failed left on the server for it
+    not_assessed: str = ""  # why the test was not assessed (NotAssessed.key)
+    lacks: tuple[str, ...] = ()  # profile keys it needed and the profile does not give
+    misfit: tuple[str, ...] = ()  # profile keys whose values the server refused
+
+    def to_json(self) -> str:
+        """Only the fields that say something, as JSON."""
+        empty = Record()
+        return json.dumps({f.name: getattr(self, f.name) for f in fields(self)
+                           if getattr(self, f.name) != getattr(empty, f.name)},
+                          ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Record:
+        data = json.loads(text)
+        for name in ("failed_requirements", "evidence", "kept", "lacks", "misfit"):
+            if name in data:
+                data[name] = tuple(data[name])
+        if "unassessed" in data:  # JSON's keys are strings: the operations are numbers
+            data["unassessed"] = {req: {int(op): why for op, why in ops.items()}
+                                  for req, ops in data["unassessed"].items()}
+        return cls(**data)
+
+    def __bool__(self) -> bool:
+        return self != Record()
+
+    def then(self, later: Record) -> Record:
+        """This phase's record followed by a later phase's: what the later one says wins."""
+        empty = Record()
+        return replace(self, **{f.name: getattr(later, f.name) for f in fields(later)
+                                if getattr(later, f.name) != getattr(empty, f.name)})
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def of(report: Any) -> Record:
+    """The record a report carries (an empty one when it carries none)."""
+    for name, value in getattr(report, "user_properties", ()):
+        if name == RECORD:
+            return Record.from_json(str(value))
+    return Record()

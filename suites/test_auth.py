@@ -5,7 +5,7 @@ own), so a 404 for a missing resource cannot stand in for a missing key check. A
 request must change nothing, so the board is shared; it is built again after any call that
 was not rejected or that changed it.
 
-With more than one request in flight (boardcert.pytest.concurrency) the keyless requests of the
+With more than one request in flight (boardcert.pytest.together) the keyless requests of the
 tests this process runs together go side by side between one reading before and one after
 (`Scene.batch`); anything unexpected and they are made again one at a time, as serially. The
 boards that the tests with the key and the unlisted ones build one after another are built
@@ -29,13 +29,13 @@ from boardcert.for_suites import (
     Client,
     Exchange,
     NotAssessed,
-    concurrency,
     expect,
     mentions,
     misfit,
     placeholders,
     project_state,
     spec,
+    together,
     unique,
 )
 
@@ -199,7 +199,7 @@ class Scene:
         """Operation `number` sent with a key that is not valid (once per variant)."""
         pair = (number, variant)
         if pair not in self.boards.tried and pair not in self.boards.outcomes \
-                and concurrency.in_flight(self.request.config) > 1:
+                and together.in_flight(self.request.config) > 1:
             self.batch(api_key)
         if pair not in self.boards.outcomes:
             self.keyless(number, variant, api_key)
@@ -281,16 +281,16 @@ class Scene:
         self.api.client.adopt(set_up)  # boards built for the calls: set-up of this test
         if len(calls) < 2:
             return
-        width = concurrency.in_flight(self.request.config)
+        lanes = together.lanes(self.request.config)
         reads: list[Read] = sorted({("project", c.project_id) for c in calls.values()
                                     if c.project_id is not None})
-        before = self.readings(reads, width)
+        before = self.readings(reads, lanes)
         if not all(map(_answered, before.values())):
             return  # nothing sent yet: one at a time, as serially
-        sent = concurrency.gather(self.api.client, [
+        sent = together.gather(self.api.client, [
             partial(self.send, call, KEYS[variant](api_key))
-            for (_, variant), call in calls.items()], width)
-        after = self.readings(reads + [ME] * any(c.created_name for c in calls.values()), width)
+            for (_, variant), call in calls.items()], lanes)
+        after = self.readings(reads + [ME] * any(c.created_name for c in calls.values()), lanes)
         judged = [self.judge(call, done, before, after)  # each: op 2's project into the ledger
                   for call, done in zip(calls.values(), sent, strict=True)]
         if not all(judged) or not all(map(_answered, after.values())):
@@ -316,15 +316,15 @@ class Scene:
                     break  # no board: the tests that need it build it again, one at a time
         return calls
 
-    def readings(self, reads: list[Read], width: int) -> dict[Read, concurrency.Done[Any]]:
+    def readings(self, reads: list[Read], lanes: together.Lanes) -> dict[Read, together.Done[Any]]:
         """Fresh readings, side by side, kept aside for the tests that rest on them."""
         jobs = [partial(self.fresh_state, what[1]) if what[0] == "project" else
                 partial(self.api.call, 1) for what in reads]
-        return dict(zip(reads, concurrency.gather(self.api.client, jobs, width), strict=True))
+        return dict(zip(reads, together.gather(self.api.client, jobs, lanes), strict=True))
 
-    def judge(self, call: Call, done: concurrency.Done[Exchange],
-              before: dict[Read, concurrency.Done[Any]],
-              after: dict[Read, concurrency.Done[Any]]
+    def judge(self, call: Call, done: together.Done[Exchange],
+              before: dict[Read, together.Done[Any]],
+              after: dict[Read, together.Done[Any]]
               ) -> tuple[expect.Outcome, list[Exchange]] | None:
         """The outcome of a request of a batch and what the test that judges it adopts (the
         readings it rests on and the request), or None if anything was unexpected."""
@@ -354,7 +354,7 @@ class Scene:
         are built."""
         b = self.boards
         if b.spares or b.spares_failed or b.spare_rounds and b.built \
-                or concurrency.in_flight(self.request.config) <= 1:
+                or together.in_flight(self.request.config) <= 1:
             return
         needed = _boards_needed(self.request, b.built, b.unlisted_spoil)
         if needed < 2:
@@ -365,8 +365,8 @@ class Scene:
         except (Exception, pytest.skip.Exception, pytest.fail.Exception):
             b.spares_failed = True  # the test that needs a board finds out why
             return
-        built = concurrency.gather(self.api.client, [make] * needed,
-                                   concurrency.in_flight(self.request.config))
+        built = together.gather(self.api.client, [make] * needed,
+                                together.lanes(self.request.config))
         b.spares = [(done.value, done.exchanges) for done in built if done.error is None]
         b.spares_failed = len(b.spares) < needed
 
@@ -404,7 +404,7 @@ class Scene:
                              json=self.body("add_card_metadata", key=key)), 21)
 
 
-def _answered(reading: concurrency.Done[Any]) -> bool:
+def _answered(reading: together.Done[Any]) -> bool:
     """A reading of a batch that answered 200 (a project's state, or op 1's exchange)."""
     value = reading.value
     status = value.get("status") if isinstance(value, dict) else getattr(value, "status", None)
@@ -416,7 +416,7 @@ def _boards_needed(request: pytest.FixtureRequest, built: bool, unlisted_spoil: 
     that accepts the key and refuses requests without it (the unlisted operations too, unless
     `unlisted_spoil`)."""
     needed, twinned = 0, set()
-    for item, params in concurrency.upcoming(request):
+    for item, params in together.upcoming(request):
         name, number = getattr(item, "originalname", ""), params.get("number")
         if name == test_unlisted_operation_without_key_is_recorded.__name__:
             uses, keeps = True, not unlisted_spoil
@@ -435,9 +435,9 @@ def _boards_needed(request: pytest.FixtureRequest, built: bool, unlisted_spoil: 
 
 def _pending(request: pytest.FixtureRequest) -> list[tuple[int, str]]:
     """The (operation, variant) pairs whose outcome this test and the companions that run
-    after it in this process need (concurrency.pending), in order, once each."""
+    after it in this process need (together.pending), in order, once each."""
     pairs: dict[tuple[int, str], None] = {}
-    for item, params in concurrency.upcoming(request):
+    for item, params in together.upcoming(request):
         if "variant" in params:
             pairs[(params["number"], params["variant"])] = None
         elif getattr(item, "originalname", "") == test_key_rejection_status_is_recorded.__name__:

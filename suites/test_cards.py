@@ -12,12 +12,12 @@ from boardcert.for_suites import (
     Exchange,
     NotAssessed,
     Violation,
-    ahead,
     checks,
     expect,
     ids_in_order,
     misfit,
     profile_body,
+    together,
     unique,
 )
 
@@ -78,15 +78,15 @@ def answer(number: int, _answers: dict[int, Exchange], api,
            make_board: Callable[[], Board], request: pytest.FixtureRequest) -> Exchange:
     """The answer of Card-returning op `number`, called once (in set-up) on a board of its own
     and shared by the tests that only read it; with more than one request in flight, those of
-    the tests that follow side by side, each kept if it answered 200 (boardcert.pytest.ahead)."""
+    the tests that follow side by side, each kept if it answered 200 (together.ahead)."""
     def plan(item: pytest.Item) -> tuple[int, Callable[[], Exchange]] | None:
-        other = ahead.param(item, "answer", "number")
+        other = together.param(item, "answer", "number")
         if other is None or other in _answers:
             return None
         return other, lambda: _card_call(other)(api, make_board())
 
     if number not in _answers:
-        _answers[number] = ahead.ahead(request, "card answers",
+        _answers[number] = together.ahead(request, "card answers",
                                        lambda: _card_call(number)(api, make_board()), plan,
                                        accept=lambda exchange: exchange.status == 200)
     exchange = _answers[number]

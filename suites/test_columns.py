@@ -13,10 +13,10 @@ import pytest
 from boardcert.for_suites import (
     Exchange,
     NotAssessed,
-    ahead,
     checks,
     expect,
     find_named,
+    together,
     unique,
     walk,
 )
@@ -47,7 +47,7 @@ def project_with_rows(make_project, make_row, request):
     def build() -> tuple[Any, list[Any]]:
         project = make_project()
         return project, [make_row(project), make_row(project)]
-    return ahead.own(request, build)
+    return together.own(request, build)
 
 
 @pytest.fixture
@@ -57,7 +57,7 @@ def row_with_columns(make_project, make_row, make_column, request):
         project = make_project()
         row = make_row(project)
         return project, row, [make_column(project, row), make_column(project, row)]
-    return ahead.own(request, build)
+    return together.own(request, build)
 
 
 @pytest.mark.requirement("COLUMN-CREATE")

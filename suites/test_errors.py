@@ -4,7 +4,7 @@ Error statuses, codes and bodies are not shown, so any 4xx is a rejection and wh
 uses is only recorded (ERROR-FORMAT). A rejected request is checked against a fresh operation 3
 read before and after it: the whole Project, updatedAt included.
 
-With more than one request in flight (boardcert.pytest.concurrency) the cases of the tests this
+With more than one request in flight (boardcert.pytest.together) the cases of the tests this
 process
 runs together go side by side between one reading before and one after (`Sent.batch`); anything
 unexpected and they are sent again one at a time, as serially.
@@ -24,12 +24,12 @@ from boardcert.for_suites import (
     Board,
     Exchange,
     NotAssessed,
-    concurrency,
     expect,
     fill,
     placeholders,
     project_state,
     spec,
+    together,
     unique,
 )
 
@@ -209,8 +209,8 @@ class Sent:
         self.api, self.ledger, self.build = api, ledger, build
         self._board: Board | None = None
         self._unbuilt: BaseException | None = None  # why the board could not be built
-        self.outcomes: concurrency.Outcomes[str, expect.Outcome] = \
-            concurrency.Outcomes(api.client)
+        self.outcomes: together.Outcomes[str, expect.Outcome] = \
+            together.Outcomes(api.client)
 
     def board(self) -> Board:
         """The board (built on first use; a failure to build it is raised again, as a module
@@ -247,7 +247,7 @@ class Sent:
         interface leaves the body open, a null body may be taken for none), the others go once
         more in a batch of their own on the new board; anything else, and every case is sent
         one at a time."""
-        ids = self.outcomes.fresh(concurrency.pending_values(request, "case_id"))
+        ids = self.outcomes.fresh(together.pending_values(request, "case_id"))
         for _ in range(2):
             cases = self.cases(ids, request)  # may build the board: in this test's log
             batch = self.side_by_side(cases, request) if len(cases) > 1 else None
@@ -262,14 +262,14 @@ class Sent:
             ids = [i for i in cases if i not in accepted]
 
     def side_by_side(self, cases: dict[str, Case],
-                     request: pytest.FixtureRequest) -> concurrency.Between | None:
-        """The cases between two readings of the board's project (concurrency.between); their
+                     request: pytest.FixtureRequest) -> together.Between | None:
+        """The cases between two readings of the board's project (together.between); their
         outcomes kept if it is as expected."""
         board = self._board if any(not SPECS[i].read_only for i in cases) else None
         read = partial(project_state, self.api, board.project.id) if board else lambda: None
-        batch = concurrency.between(
+        batch = together.between(
             self.api.client, read, [partial(send, self.api, case) for case in cases.values()],
-            concurrency.in_flight(request.config),
+            together.lanes(request.config),
             lambda state: state is None or state["status"] == 200)
         if batch is None:
             return None  # nothing sent: one at a time, as serially
@@ -397,9 +397,9 @@ def _answers(request: pytest.FixtureRequest, api: Api,
              calls: dict[str, Callable[[], Exchange]]) -> dict[str, Exchange]:
     """Each call's answer: side by side with more than one request in flight, kept when all
     are 4xx; else (and serially) one at a time."""
-    width = concurrency.in_flight(request.config)
-    batch = concurrency.between(api.client, lambda: None, list(calls.values()), width) \
-        if width > 1 else None
+    lanes = together.lanes(request.config)
+    batch = together.between(api.client, lambda: None, list(calls.values()), lanes) \
+        if lanes.width > 1 else None
     if batch is not None and batch.as_expected:
         for index in range(len(calls)):
             api.client.adopt(batch.shown(index))

@@ -16,12 +16,12 @@ from boardcert.for_suites import (
     Exchange,
     NotAssessed,
     SetUpError,
-    ahead,
     expect,
     fill,
     misfit,
     placeholders,
     spec,
+    together,
     unique,
 )
 
@@ -254,16 +254,16 @@ def operation(number: int, request: pytest.FixtureRequest) -> Call:
     """Op `number` with everything it needs made first: a set-up failure is an error (not
     assessed), never a failure of the operation. With more than one request in flight, the
     set-ups of the tests that follow, and their calls, are made side by side
-    (boardcert.pytest.ahead); a call kept only if it answered 200, else made again one at a time."""
+    (together.ahead); a call kept only if it answered 200, else made again one at a time."""
     def plan(item: pytest.Item) -> tuple[str, Callable[[], Call]] | None:
-        other = ahead.param(item, "operation", "number")
+        other = together.param(item, "operation", "number")
         if other is None or other in UNPREPARED:
             return None
-        fixture = ahead.fixtures(request, FIXTURES,
+        fixture = together.fixtures(request, FIXTURES,
                                  fresh_board=request.getfixturevalue("make_board"))
         return item.nodeid, lambda: _answered(PREPARE[other](Setting(fixture))())
 
-    return ahead.ahead(request, "operation set-ups",
+    return together.ahead(request, "operation set-ups",
                        lambda: PREPARE[number](Setting(request.getfixturevalue,
                                                        shared=number in READS)), plan,
                        accept=lambda call: call().status == 200)

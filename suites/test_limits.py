@@ -5,7 +5,7 @@ sides, in one-byte, two-byte and astral characters, so a limit off by one either
 counted in bytes or in UTF-16 units, and a store that truncates are all told apart. "Unchanged"
 is read back through a fresh operation 3, after checking that operation 3 shows a rename at all.
 
-With more than one request in flight (boardcert.pytest.concurrency) the cases the tests this process
+With more than one request in flight (boardcert.pytest.together) the cases the tests this process
 runs together need go side by side (`Renames.outcome`): the names at the limit each on a project
 of its own, the rejected ones on cards of their own between one reading of their project before
 and one after. Anything unexpected and they are made again one at a time, as serially.
@@ -29,8 +29,8 @@ from boardcert.for_suites import (
     NotAssessed,
     Outcome,
     card_names,
-    concurrency,
     expect,
+    together,
     unique,
 )
 
@@ -136,7 +136,7 @@ class Renames:
     def __init__(self, api: Api, make_card: Any, column: tuple[Made, Made],
                  lone_card: Any) -> None:
         self.api, self.make_card, self.column, self.lone_card = api, make_card, column, lone_card
-        self.done: concurrency.Outcomes[str, Outcome] = concurrency.Outcomes(api.client)
+        self.done: together.Outcomes[str, Outcome] = together.Outcomes(api.client)
 
     def outcome(self, case_id: str, request: pytest.FixtureRequest) -> Outcome:
         """The case's outcome; with more than one request in flight, first those of the tests
@@ -148,11 +148,11 @@ class Renames:
 
     def batch(self, kind: dict[str, Any], request: pytest.FixtureRequest) -> None:
         """The pending cases of `kind` neither made nor tried, side by side if more than one."""
-        ids = self.done.fresh(i for i in concurrency.pending_values(request, "case_id")
+        ids = self.done.fresh(i for i in together.pending_values(request, "case_id")
                               if i in kind)
         if len(ids) > 1:
             (self.batch_accepted if kind is ACCEPTED else self.batch_rejected)(
-                ids, concurrency.in_flight(request.config))
+                ids, together.lanes(request.config))
 
     def accepted(self, case_id: str) -> Outcome:
         """A name at the limit on a card in a project of its own (long names swell reads)."""
@@ -172,39 +172,37 @@ class Renames:
         self._read_after(outcome, card)
         return outcome
 
-    def batch_accepted(self, ids: list[str], width: int) -> None:
+    def batch_accepted(self, ids: list[str], lanes: together.Lanes) -> None:
         """Each case as `accepted` makes it (its own project), side by side; kept when every
         name was answered 200 and read back whole."""
-        done = concurrency.gather(self.api.client, [partial(self.accepted, i) for i in ids],
-                                  width)
+        done = together.gather(self.api.client, [partial(self.accepted, i) for i in ids], lanes)
         if all(d.error is None and d.value.exchange.status == 200
                and d.value.unreadable is None and d.value.after == ACCEPTED[i][0]
                for i, d in zip(ids, done, strict=True)):
             for case_id, d in zip(ids, done, strict=True):
                 self.done.keep(case_id, d.value, d.exchanges)
 
-    def batch_rejected(self, ids: list[str], width: int) -> None:
+    def batch_rejected(self, ids: list[str], lanes: together.Lanes) -> None:
         """A card each and a known name each (side by side), then the bad renames side by side
         between one reading of the project before (showing every known name) and one after.
         Kept when every known name was answered 200 and shown, every bad rename got a 4xx and
         the names read back the same."""
         client = self.api.client
-        made = concurrency.gather(client, [partial(self.make_card, *self.column)] * len(ids),
-                                  width)
+        made = together.gather(client, [partial(self.make_card, *self.column)] * len(ids), lanes)
         if any(d.error is not None for d in made):
             return
         cards, known = [d.value for d in made], [unique("known") for _ in ids]
-        named = concurrency.gather(client, [partial(rename, self.api, card, {"name": name})
-                                            for card, name in zip(cards, known, strict=True)],
-                                   width)
+        named = together.gather(client, [partial(rename, self.api, card, {"name": name})
+                                         for card, name in zip(cards, known, strict=True)],
+                                lanes)
         if not all(d.error is None and d.value.status == 200 for d in named):
             return
         shown = dict(zip((card.id for card in cards), known, strict=True))
-        batch = concurrency.between(
+        batch = together.between(
             client, partial(stored_names, self.api, self.column[0].id, cards),
             [partial(rename, self.api, card, REJECTED[i][0])
              for card, i in zip(cards, ids, strict=True)],
-            width, lambda names: names == shown)
+            lanes, lambda names: names == shown)
         self.done.keep_between(  # if not as expected: one at a time, on cards of their own
             ids, batch, lambda i: Outcome(batch.sent[i].value, known[i],
                                           batch.after.value[cards[i].id]),

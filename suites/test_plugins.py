@@ -20,10 +20,10 @@ from boardcert.for_suites import (
     Made,
     NotAssessed,
     Profile,
-    ahead,
     expect,
     fill,
     mentions,
+    together,
     unique,
 )
 
@@ -104,7 +104,7 @@ def plugins(api, profile, ledger) -> Plugins:
 
 @pytest.fixture
 def project(make_project, request) -> Made:
-    return ahead.own(request, make_project)
+    return together.own(request, make_project)
 
 
 @pytest.fixture(scope="module")

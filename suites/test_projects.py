@@ -13,11 +13,11 @@ from boardcert.for_suites import (
     Exchange,
     NotAssessed,
     Watched,
-    ahead,
     checks,
     early,
     expect,
     ids_in_order,
+    together,
     unique,
     when,
 )
@@ -118,16 +118,16 @@ def answer(number: int, _answers: dict[int, Exchange],
                    request: pytest.FixtureRequest) -> Exchange:
     """The answer of Project-returning op `number`, called once (in set-up) with real ids and
     shared by the tests that only read it; with more than one request in flight, those of the
-    tests that follow side by side, each kept if it answered 200 (boardcert.pytest.ahead)."""
+    tests that follow side by side, each kept if it answered 200 (together.ahead)."""
     def plan(item: pytest.Item) -> tuple[int, Callable[[], Exchange]] | None:
-        other = ahead.param(item, "answer", "number")
+        other = together.param(item, "answer", "number")
         if other is None or other in _answers or other == 2:  # op 2 needs nothing made
             return None
-        fixture = ahead.fixtures(request, FIXTURES)  # here: pytest's fixtures are not for jobs
+        fixture = together.fixtures(request, FIXTURES)  # here: pytest's fixtures are not for jobs
         return other, lambda: CALLS[other](Maker(fixture))
 
     if number not in _answers:
-        _answers[number] = ahead.ahead(request, "project answers",
+        _answers[number] = together.ahead(request, "project answers",
                                        lambda: CALLS[number](Maker(request.getfixturevalue)),
                                        plan, accept=lambda exchange: exchange.status == 200)
     exchange = _answers[number]
@@ -140,7 +140,7 @@ def answer(number: int, _answers: dict[int, Exchange],
 @pytest.fixture
 def project(make_project, request):
     """A project of the test's own."""
-    return ahead.own(request, make_project)
+    return together.own(request, make_project)
 
 
 def _per_operation(requirement: str) -> list[Any]:

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from boardcert.for_suites import NotAssessed, concurrency, properties
+from boardcert.for_suites import NotAssessed, properties, together
 
 schema = properties.load_schema()
 
@@ -24,7 +24,7 @@ def arena(request: pytest.FixtureRequest, api, ledger) -> Iterator[properties.Ar
     """Where the generated requests point: a board made with the plugin's factories on first
     need, and victims for the deletes. If the server cannot give us a board, the cases that
     need it are not assessed (op 1 still runs)."""
-    made = properties.Arena(api, ledger, width=concurrency.in_flight(request.config))
+    made = properties.Arena(api, ledger, lanes=together.lanes(request.config))
     try:
         made.organization_id = request.getfixturevalue("organization_id")
         made.make = {kind: request.getfixturevalue(f"make_{kind}")

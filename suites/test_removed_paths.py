@@ -11,7 +11,7 @@ there), the SHOULD REMOVED-PATH-GONE (a reading); a 5xx is held against NO-SERVE
 test of its own. POST /exchange-code changes nothing the interface can read back: its
 no-effect test is not assessed.
 
-With more than one request in flight (boardcert.pytest.concurrency) the calls the tests this process
+With more than one request in flight (boardcert.pytest.together) the calls the tests this process
 runs together need go side by side between one reading before and one after (`Calls.batch`);
 anything unexpected and they are made again one at a time, as serially.
 """
@@ -33,12 +33,12 @@ from boardcert.for_suites import (
     Outcome,
     Profile,
     RemovedPath,
-    concurrency,
     expect,
     fill,
     placeholders,
     project_state,
     spec,
+    together,
     unique,
 )
 
@@ -64,7 +64,7 @@ class Calls:
         self.api, self.client, self.profile, self.build = api, client, profile, build
         self.row_name = row_name  # op 7's row-name property, looked up on first use
         self.board: Board | None = None
-        self.outcomes: concurrency.Outcomes[str, Outcome] = concurrency.Outcomes(client)
+        self.outcomes: together.Outcomes[str, Outcome] = together.Outcomes(client)
 
     def outcome(self, removed: RemovedPath, request: pytest.FixtureRequest) -> Outcome:
         return self.outcomes.get(request, removed.test_id, partial(self._call, removed),
@@ -75,7 +75,7 @@ class Calls:
         of the project before and one after. Kept when every call got a 4xx and the project
         read back the same; else thrown away, and the board built again for the calls made one
         at a time."""
-        pending = {r.test_id: r for r in concurrency.pending_values(request, "removed")}
+        pending = {r.test_id: r for r in together.pending_values(request, "removed")}
         ids = self.outcomes.fresh(pending)
         if len(ids) < 2:
             return
@@ -87,10 +87,10 @@ class Calls:
                 made[test_id] = self.requests(pending[test_id], board)
             except Exception:  # noqa: BLE001 - its tests find out why, one at a time
                 continue
-        batch = concurrency.between(
+        batch = together.between(
             self.client, partial(project_state, self.api, board.project.id),
             [partial(self.send, requests) for requests in made.values()],
-            concurrency.in_flight(request.config), lambda state: state["status"] == 200)
+            together.lanes(request.config), lambda state: state["status"] == 200)
         if batch is not None and not self.outcomes.keep_between(
                 list(made), batch, lambda i: self.judged(
                     pending[list(made)[i]], batch.sent[i].exchanges, batch.before.value,

@@ -13,12 +13,12 @@ import pytest
 from boardcert.for_suites import (
     Exchange,
     NotAssessed,
-    ahead,
     checks,
     expect,
     find_named,
     ids_in_order,
     mentions,
+    together,
     unique,
 )
 
@@ -38,7 +38,7 @@ def _listed_rows(api, project_id: str, requirement: str) -> tuple[Any, Exchange]
 @pytest.fixture
 def project(make_project, request):
     """A project of the test's own, without rows."""
-    return ahead.own(request, make_project)
+    return together.own(request, make_project)
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def project_with_rows(make_project, make_row, request):
     def build() -> tuple[Any, list[Any]]:
         project = make_project()
         return project, [make_row(project), make_row(project)]
-    return ahead.own(request, build)
+    return together.own(request, build)
 
 
 @pytest.mark.read_only

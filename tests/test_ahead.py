@@ -1,4 +1,4 @@
-"""Boards built ahead of the tests that use them (boardcert.pytest.ahead, issue 16): with requests
+"""Boards built ahead of the tests that use them (boardcert.speed.ahead, issue 16): with requests
 in
 flight side by side, the set-ups of the board-building modules go up concurrently, each test
 shows the requests that built its own board (as one at a time), nothing is left behind, and

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
-from test_concurrency import KEY, late_client
+from test_in_flight import KEY, late_client
 
 from boardcert.errors import ExchangeError
 from boardcert.http.at_once import at_once

@@ -50,10 +50,10 @@ def test_a_worker_without_the_file_probes_itself(tmp_path):
 
 
 def test_the_probes_start_while_the_workers_start_once_the_run_checked_the_target(monkeypatch):
-    """Under `boardcert run` (its preflight checked the target) the probes are under way before
-    the controller's collection, which waits for them (whether the run or the session started
-    them); otherwise the controller probes in its collection, after the preflight, as before.
-    Either way their clean-up's leftovers are reported and the workers get what was found."""
+    """Under `boardcert run` (its preflight checked the target) the probes are under way from
+    the controller's session start, before its collection, which waits for them; otherwise the
+    controller probes in its collection, after the preflight, as before. Either way their
+    clean-up's leftovers are reported and the workers get what was found."""
     import threading
 
     from boardcert.http import preflight
@@ -69,11 +69,9 @@ def test_the_probes_start_while_the_workers_start_once_the_run_checked_the_targe
 
     monkeypatch.setattr(shared_discovery.Probe, "_run", run)
     monkeypatch.setattr(shared_discovery.SharedDiscovery, "wanted", lambda self: True)
-    for checked, by_the_run in ((True, True), (True, False), (False, False)):
+    for checked in (True, False):
         monkeypatch.setenv(preflight.CHECKED, target.base_url if checked else "")
         started.clear()
-        if by_the_run:
-            shared_discovery.start(target)
         config = SimpleNamespace(stash={TARGET: target, LEFT_BEHIND: []})
         shared = shared_discovery.SharedDiscovery(config)
         shared.pytest_sessionstart(None)
@@ -88,20 +86,30 @@ def test_the_probes_start_while_the_workers_start_once_the_run_checked_the_targe
         assert started == ["boardcert-discovery"] and config.stash[LEFT_BEHIND] == ["a project"]
         assert shared_discovery.read(SimpleNamespace(workerinput={
             shared_discovery.WORKER_DISCOVERY: str(shared.path)}), target)[1] == "org-1"
-        assert shared_discovery.STARTED == []
         released.clear()
 
 
-def test_a_probe_no_controller_took_is_waited_for(monkeypatch):
-    """`boardcert run` started the probes but pytest stopped before its session: the command
-    waits for them (their clean-up deletes their project) and says what was left."""
+def test_a_probe_no_collection_took_is_waited_for(monkeypatch, capsys):
+    """The probes started at the session start but the run ended before the controller's
+    collection took them: the session's end waits for them (their clean-up deletes their
+    project) and says what was left."""
     import time
+
+    from boardcert.http import preflight
+    from boardcert.pytest.stash import LEFT_BEHIND, TARGET
 
     def run(self):
         time.sleep(0.2)
         self.left_behind = ["project projectId=9: answered 503"]
 
+    target = _target()
     monkeypatch.setattr(shared_discovery.Probe, "_run", run)
-    shared_discovery.start(_target())
-    assert shared_discovery.unclaimed() == ["project projectId=9: answered 503"]
-    assert shared_discovery.STARTED == [] and shared_discovery.unclaimed() == []
+    monkeypatch.setattr(shared_discovery.SharedDiscovery, "wanted", lambda self: True)
+    monkeypatch.setenv(preflight.CHECKED, target.base_url)
+    config = SimpleNamespace(stash={TARGET: target, LEFT_BEHIND: []})
+    shared = shared_discovery.SharedDiscovery(config)
+    shared.pytest_sessionstart(None)
+    shared.pytest_unconfigure(config)
+    assert not shared.early.thread.is_alive()
+    assert "could not delete 1 resources it created: project projectId=9: answered 503" \
+        in capsys.readouterr().err

@@ -213,19 +213,17 @@ def test_without_the_plugin_one_request_at_a_time_whatever_in_flight_says():
     with --in-flight 8; with it, --in-flight decides."""
     from types import SimpleNamespace
 
-    from boardcert.pytest import concurrency
-    from boardcert.pytest.stash import SPEED
-    from boardcert.settings.run_facts import Speed
+    from boardcert.pytest import together
+    from boardcert.speed.in_flight import SideBySide
 
-    def config(speed: Speed | None) -> SimpleNamespace:
+    def config(speed: bool) -> SimpleNamespace:
         made = SimpleNamespace(stash=pytest.Stash(), getoption=lambda name, default=None: 8)
-        if speed is not None:
-            made.stash[SPEED] = speed
+        if speed:  # as the speed plugin's pytest_configure does
+            made.stash[together.TOGETHER] = SideBySide(made)  # type: ignore[arg-type]
         return made
 
-    assert concurrency.in_flight(config(None)) == 1
-    assert concurrency.in_flight(config(Speed(on=False))) == 1
-    assert concurrency.in_flight(config(Speed(on=True))) == 8
+    assert together.in_flight(config(False)) == 1
+    assert together.in_flight(config(True)) == 8
 
 
 def test_a_serial_run_checks_no_patch_it_does_not_use():

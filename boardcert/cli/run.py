@@ -92,30 +92,12 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     if timing:  # it answered: the session checks it no more
         from boardcert.http.preflight import CHECKED
 
-        variables[CHECKED] = target.base_url
-        if args.speed and args.workers_choice.workers > 1 and not target.read_only:
-            # discovery goes once for all workers: under way while pytest starts them
-            from boardcert.speed import shared_discovery
-
-            shared_discovery.start(target)
+        variables[CHECKED] = target.base_url  # (the speed plugin then probes at once)
     watch = RunWatch()
     with environment(variables), redacted_console(redactor):
         code = pytest_main(pytest_arguments(args, extra, output), watch)
-        if args.speed:
-            _wait_for_discovery()
     redact_tree(output, redactor)
     return after_run(args, after, output, outcome(code, watch, output, args.strict))
-
-
-def _wait_for_discovery() -> None:
-    """The discovery this command started, if pytest never took it, ends its clean-up before
-    the process does (its project is deleted; what was not is said)."""
-    from boardcert.speed import shared_discovery
-
-    left = shared_discovery.unclaimed()
-    if left:
-        print(f"boardcert: discovery's clean-up could not delete {len(left)} resources it "
-              f"created: {left[0]}", file=sys.stderr)
 
 
 def _keep_bytecode() -> None:
@@ -199,7 +181,7 @@ def workers_choice(args: argparse.Namespace, extra: list[str], timing: list[floa
 
 
 def in_flight_choice(args: argparse.Namespace, timing: list[float]) -> int | None:
-    """Requests each test process keeps in flight (boardcert.pytest.concurrency), chosen from the
+    """Requests each test process keeps in flight (boardcert.speed.in_flight), chosen from the
     round trip; None when --in-flight or BOARDCERT_IN_FLIGHT decides (or nothing was timed)."""
     if workers.given_in_flight(args.in_flight) is not None or not timing:
         return None

@@ -16,7 +16,7 @@ from boardcert.http.client import Client, Exchange
 from boardcert.interface import conditions as when
 from boardcert.interface import spec
 from boardcert.interface.removed import REMOVED, RemovedPath
-from boardcert.pytest import ahead, concurrency, early
+from boardcert.pytest import early, together
 from boardcert.pytest.early import Watched
 from boardcert.settings.config import NotAssessed, Profile, fill
 from boardcert.suite import checks, expect
@@ -37,8 +37,9 @@ __all__ = [
     # the profile and boards to work on
     "Profile", "fill", "Board", "Made", "placeholders", "profile_body", "project_state",
     "unique", "Entry", "Ledger",
-    # how the tests run: set-ups ahead, independent requests, set-ups at the first test
-    "ahead", "concurrency", "early", "Watched",
+    # what tests do together (independent requests, set-ups: side by side only with the
+    # speed plugin), set-ups made at the first test
+    "together", "early", "Watched",
     # schemathesis over the spec (suites/test_properties.py)
     "properties",
 ]

@@ -21,6 +21,7 @@ from boardcert.properties.judging import Judge
 from boardcert.properties.schema import operation_number
 from boardcert.properties.sending import Answer, send
 from boardcert.pytest.failures import unassessable
+from boardcert.pytest.together import PLAIN, Lanes
 from boardcert.settings.config import NotAssessed, Profile, fill
 from boardcert.suite.board import build as build_board
 from boardcert.suite.board import unique
@@ -43,7 +44,7 @@ class Arena:
     organization_id: str | None = None
     make: dict[str, Callable[..., Any]] = field(default_factory=dict)  # the plugin's factories
     broken: str | None = None  # why the board cannot be made
-    width: int = 1  # requests in flight at once (boardcert.pytest.concurrency)
+    lanes: Lanes = PLAIN  # how independent requests go (boardcert.pytest.together)
     project: Any = None
     row: Any = None
     columns: list[Any] = field(default_factory=list)
@@ -57,7 +58,7 @@ class Arena:
     _built: bool = False
 
     def __post_init__(self) -> None:
-        self.judge = Judge(self.api.client, self.width)
+        self.judge = Judge(self.api.client, self.lanes)
 
     def __repr__(self) -> str:
         return f"<Arena project={self.project.id if self.project else None}>"

@@ -19,7 +19,7 @@ from boardcert.http.client import Client, Exchange
 from boardcert.interface import spec
 from boardcert.properties.schema import EXACT_BODY_OP, operation_number
 from boardcert.properties.sending import resend
-from boardcert.pytest import concurrency
+from boardcert.pytest.together import PLAIN, Lanes, gather
 from boardcert.suite import checks
 from boardcert.suite.board import unique
 
@@ -95,15 +95,15 @@ def _register(check: checks.Check) -> Callable[..., None]:
     return schemathesis.check(run)
 
 
-def key_required(client: Client, width: int = 1) -> Callable[..., None]:
+def key_required(client: Client, lanes: Lanes = PLAIN) -> Callable[..., None]:
     """AUTH-KEY-REQUIRED, as a schemathesis check: a request that succeeded with the key, sent
     again (through the client) without it and with a wrong one, is refused with a 4xx each time
-    (any 4xx); a 5xx is NO-SERVER-ERROR. With more than one request in flight (`width`,
-    boardcert.pytest.concurrency) the two go side by side; judged in order, as one at a time."""
+    (any 4xx); a 5xx is NO-SERVER-ERROR. With more than one request in flight (`lanes`,
+    boardcert.pytest.together) the two go side by side; judged in order, as one at a time."""
     def check(ctx: Any, response: Any, case: Any) -> None:
         if not 200 <= response.status_code < 300:
             return
-        for what, probe in _probes(client, response.request, width):
+        for what, probe in _probes(client, response.request, lanes):
             if probe is None:
                 return  # no answer proves nothing either way
             status = probe.status or 0
@@ -122,15 +122,15 @@ def key_required(client: Client, width: int = 1) -> Callable[..., None]:
     return check
 
 
-def _probes(client: Client, request: Any, width: int) -> Iterator[tuple[str, Exchange | None]]:
+def _probes(client: Client, request: Any, lanes: Lanes) -> Iterator[tuple[str, Exchange | None]]:
     """The request again without the key, then with a wrong one (None: no answer), each sent
-    once the one before was judged. Given a width, both go at once first, and are kept when
-    both were refused with a 4xx; anything else, and they are thrown away and sent again one
-    at a time (a server that copes badly with two at once is not blamed for it)."""
+    once the one before was judged. With more than one lane, both go at once first, and are
+    kept when both were refused with a 4xx; anything else, and they are thrown away and sent
+    again one at a time (a server that copes badly with two at once is not blamed for it)."""
     keys = (("without X-API-Key", None), ("with a wrong X-API-Key", unique("no")))
-    if width > 1:
-        done = concurrency.gather(client, [partial(resend, client, request, key=key)
-                                           for _, key in keys], width)
+    if lanes.width > 1:
+        done = gather(client, [partial(resend, client, request, key=key) for _, key in keys],
+                      lanes)
         if all(job.error is None and 400 <= (job.value.status or 0) < 500 for job in done):
             for (what, _), job in zip(keys, done, strict=True):
                 client.adopt(job.exchanges)  # the test shows them as its own, in order

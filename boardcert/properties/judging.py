@@ -40,6 +40,7 @@ from boardcert.properties.schema import EXACT_BODY_OP, operation_number
 from boardcert.pytest.failures import not_checked
 from boardcert.pytest.markers import item_operations
 from boardcert.pytest.markers import requirement_ids as marked_requirement_ids
+from boardcert.pytest.together import PLAIN, Lanes
 from boardcert.suite import checks
 
 SCHEMA_REQUIREMENT = {
@@ -264,12 +265,12 @@ class Judge:
     their failures into a violation of requirements, with the exchanges (the key masked)."""
 
     client: Client
-    width: int = 1  # requests in flight at once (boardcert.pytest.concurrency): the key check's two
+    lanes: Lanes = PLAIN  # how the key check's two probes go (boardcert.pytest.together)
     _auth_confirmed: set[int] = field(default_factory=set)
 
     @cached_property
     def key_check(self) -> Callable[..., None]:
-        return key_required(self.client, self.width)
+        return key_required(self.client, self.lanes)
 
     @cached_property
     def name_check(self) -> Callable[..., None]:

@@ -16,19 +16,11 @@ from boardcert.errors import SetUpError
 from boardcert.http.api import Api, misfit
 from boardcert.http.client import Client, Exchange
 from boardcert.interface import requirements
-from boardcert.pytest import ahead, concurrency
+from boardcert.pytest import together
 from boardcert.pytest.stash import DISCOVERED
 from boardcert.settings.config import NotAssessed, Profile, Target
 from boardcert.suite.board import Board, Made, build, give_metadata, unique
 from boardcert.suite.ledger import Ledger
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> None:
-    """No fixture is set up inside a batch of requests made side by side: pytest's fixtures
-    and the plugins that record them (Allure keeps its fixture containers per thread) are for
-    pytest's own thread (concurrency.FixtureInJob, a bug in boardcert, else silent)."""
-    concurrency.refuse_fixture_in_job(fixturedef.argname)
 
 
 @pytest.fixture(scope="session")
@@ -209,8 +201,8 @@ def readable_project(request: pytest.FixtureRequest, target: Target, api: Api) -
 @pytest.fixture
 def fresh_board(make_board, request: pytest.FixtureRequest) -> Board:
     """A board of the test's own, to change (built ahead, side by side with those of the tests
-    that follow, when more than one request is in flight: boardcert.pytest.ahead)."""
-    return ahead.own(request, make_board)
+    that follow, when more than one request is in flight: boardcert.pytest.together)."""
+    return together.own(request, make_board)
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ So: serial when the server answers within a few milliseconds (the bundled server
 the same machine or network), more workers the farther away it is, never more than MAX_WORKERS
 nor four per core, and no more than `--rate-limit` can keep busy. `--workers N` (or `-n N`
 after `--`) decides instead. Each worker also keeps up to MAX_IN_FLIGHT requests in flight
-where tests are independent (boardcert.pytest.concurrency). Measured at 100 ms
+where tests are independent (boardcert.speed.in_flight). Measured at 100 ms
 (benchmarks/parallel.py --default-run --also-workers 6 8, 2 cores, idle): 8 workers 20.4 s,
 6 22.3 s, 4 23.6 s; on a machine busy with other runs (load 4.8) 4 did better (33.0 s, 8
 51.0 s): workers cost start-up CPU.
@@ -70,7 +70,7 @@ def choose(rtt: float | None, rate_limit: float | None = None,
 
 def in_flight(rtt: float | None, rate_limit: float | None = None, workers: int = 1) -> int:
     """Requests a test process keeps in flight where tests are independent
-    (boardcert.pytest.concurrency): one at a time within SERIAL_BELOW (or unmeasured), else up to
+    (boardcert.speed.in_flight): one at a time within SERIAL_BELOW (or unmeasured), else up to
     MAX_IN_FLIGHT, no more than its share of `--rate-limit` keeps busy."""
     if rtt is None or rtt < SERIAL_BELOW:
         return 1

@@ -17,13 +17,12 @@ Its parts:
 - `side_by_side`: the property tests of a unit side by side, with requests in flight;
 - `startup` (loaded by `boardcert run` with -p, right after this plugin): the workers start a
   few at a time.
-Requests in flight where tests are independent (boardcert.pytest.concurrency,
-boardcert.pytest.ahead, used by
-the suites) are allowed only while this plugin runs (`boardcert.pytest.concurrency.in_flight`).
+- `in_flight` (+ `ahead`): requests side by side where the suites say tests are independent
+  (boardcert.pytest.together names what; its plain way is one request at a time): this plugin
+  puts its own way into the stash (together.TOGETHER).
 
-Nothing outside this package imports it but `boardcert run` (boardcert.cli.run: the early
-discovery probe); it hands the rest what it provides through stash keys of boardcert.pytest.stash
-(SPEED, DISCOVERED, UNITS, ALLURE_WRITTEN).
+Nothing outside this package imports it; it hands the rest what it provides through stash keys
+(boardcert.pytest.stash: SPEED, DISCOVERED, UNITS, ALLURE_WRITTEN; together.TOGETHER).
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ import pytest
 pytest_plugins = ["boardcert.speed.overhead",  # first: freezes the heap before Hypothesis
                   "boardcert.speed.allure_writer",
                   "boardcert.speed.side_by_side",
+                  "boardcert.speed.in_flight",  # no fixture set up inside a job
                   "boardcert.speed.distribution"]
 
 
@@ -50,8 +50,10 @@ def pytest_configure(config: pytest.Config) -> None:
     """Every patch checked (those made at once made), the outcome in the run facts; the parts
     that need a check's outcome or a class of their own set up."""
     from boardcert.pytest.stash import DISCOVERED, SPEED
+    from boardcert.pytest.together import TOGETHER
     from boardcert.settings.run_facts import Speed
     from boardcert.speed import patches
+    from boardcert.speed.in_flight import SideBySide
 
     off = patches.check_all(config=config)
     if "allure listener" not in off and getattr(config.option, "allure_report_dir", None):
@@ -68,6 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
         Client.dispatch = staticmethod(patches.send_direct)
         config.add_cleanup(lambda: setattr(Client, "dispatch", before))
     config.stash[SPEED] = Speed(on=True, off=tuple(off.items()))
+    config.stash[TOGETHER] = SideBySide(config)
     if hasattr(config, "workerinput"):
         from boardcert.speed import shared_discovery
 

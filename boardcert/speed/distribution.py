@@ -26,7 +26,7 @@ from boardcert.settings import workers  # light: the speed plugin loads before b
 PROPERTIES = "test_properties.py::"  # the module whose items are units of their own
 STATEFUL = "::TestBoardWorkflow"  # its parts: TestBoardWorkflow, TestBoardWorkflow2, ...
 # Requests a test sends one after another, roughly (a run against the reference server): what
-# orders the units. With requests in flight (boardcert.pytest.concurrency) the suites' modules send
+# orders the units. With requests in flight (boardcert.speed.in_flight) the suites' modules send
 # theirs in batches: "batched" per test.
 COST = {"stateful": 75, "property": 25, "test": 2, "batched": 0.5,
         "in flight": 6,  # a property test side by side: its unit takes as long as its longest
@@ -77,7 +77,7 @@ def pytest_configure_node(node: Any) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     """On a worker whose tests come in boardcert's units: how to find them again, for the tests
-    that batch what their companions need (boardcert.pytest.concurrency.companions)."""
+    that batch what their companions need (boardcert.speed.in_flight: companions)."""
     workerinput = getattr(config, "workerinput", None) or {}
     made_with = workerinput.get(UNITS)
     if made_with:

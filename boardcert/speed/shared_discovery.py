@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 import tempfile
 import threading
 from dataclasses import replace
@@ -40,8 +41,9 @@ WORKER_DISCOVERY = "boardcert_discovery"  # workerinput key: the file the contro
 class Probe:
     """Discovery against the target in a thread of its own: what a worker's `discovery`
     fixture would find, the organization, and what its clean-up could not delete. Started by
-    `boardcert run` once its preflight passed (`start`), else by the controller at its session
-    start; the controller waits for it before any test reaches a worker."""
+    the controller at its session start when `boardcert run` has checked the target already
+    (else after the preflight); the controller waits for it before any test reaches a
+    worker."""
 
     def __init__(self, target: Target) -> None:
         self.target = target
@@ -78,30 +80,6 @@ class Probe:
         return self
 
 
-STARTED: list[Probe] = []  # the probe `boardcert run` started before pytest, if any
-
-
-def start(target: Target) -> None:
-    """`boardcert run`: probe now, while pytest starts (its controller takes this probe)."""
-    STARTED[:] = [Probe(target)]
-
-
-def unclaimed(seconds: float = 60) -> list[Any]:
-    """`boardcert run`, after pytest: a probe it started that no controller took (pytest
-    stopped before its session: a usage error) is waited for, so that its clean-up deletes
-    its project before the process ends; what it could not delete."""
-    left = [item for probe in STARTED for item in probe.wait(seconds).left_behind]
-    STARTED.clear()
-    return left
-
-
-def taken(base_url: str) -> Probe | None:
-    """The probe `boardcert run` started for this target, once (the controller takes it)."""
-    found = next((p for p in STARTED if p.target.base_url == base_url), None)
-    STARTED.clear()
-    return found
-
-
 class SharedDiscovery:
     """On the xdist controller: probes once, after the preflight, for all workers."""
 
@@ -115,15 +93,12 @@ class SharedDiscovery:
         node.workerinput[WORKER_DISCOVERY] = str(self.path)
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
-        """When `boardcert run` has checked the target already, the probes are under way (it
-        started them) or start now, while pytest-xdist starts the workers (before its own
-        sessionstart, trylast): waiting on the server while the workers start."""
+        """When `boardcert run` has checked the target already (its preflight passed), the
+        probes start now, while pytest-xdist starts the workers (in its own sessionstart,
+        trylast): waiting on the server while the workers start."""
         target = self.config.stash[TARGET]
-        early = taken(target.base_url)
         if self.wanted() and preflight.checked_before(target.base_url):
-            self.early = early or Probe(target)
-        elif early is not None:
-            self.early = early  # not wanted after all: still waited for (its clean-up)
+            self.early = Probe(target)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection(self, session: pytest.Session) -> Any:
@@ -151,7 +126,10 @@ class SharedDiscovery:
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.early is not None:  # the run ended before its collection: the probes' clean-up
-            self.early.wait(60)
+            left = self.early.wait(60).left_behind
+            if left:
+                print(f"boardcert: discovery's clean-up could not delete {len(left)} resources "
+                      f"it created: {left[0]}", file=sys.stderr)
         shutil.rmtree(self.folder, ignore_errors=True)
 
 

@@ -1,9 +1,9 @@
 """The property tests side by side (a part of the speed plugin; issue 16). Against a server far
 away each property test waits for its generated requests one at a time: at 100 ms the 28 of
 them spent ~70 s waiting, the largest share of a run. With more than one request in flight
-(`concurrency.in_flight`), the first property test of a unit runs the Hypothesis tests of its
+(`together.lanes`), the first property test of a unit runs the Hypothesis tests of its
 pending companions side by side (Hypothesis runs different tests in different threads since
-6.136; schemathesis's own runner does the same), each in a job of `concurrency.gather`, and
+6.136; schemathesis's own runner does the same), each in a job of `together.gather`, and
 keeps each outcome for its test. When a test's turn comes:
 
 - it passed side by side, every operation it names answered a 2xx: the test adopts the
@@ -39,7 +39,7 @@ from boardcert.speed import patched
 
 PROPERTY_TEST = "test_properties.py::test_operation["
 ARGUMENTS = {"arena", "request"}  # all that the property test takes from pytest
-DONE = pytest.StashKey[Any]()  # its outcome side by side (concurrency.Done), until its turn
+DONE = pytest.StashKey[Any]()  # its outcome side by side (together.Done), until its turn
 TRIED = pytest.StashKey[bool]()  # in a batch already (its turn: run here if no outcome)
 
 
@@ -50,14 +50,15 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     if not _batchable(item) or not patched(item.config, "property tests side by side"):
         return None
     from boardcert.properties.judging import STATUSES
-    from boardcert.pytest import concurrency
+    from boardcert.pytest import together
     from boardcert.pytest.failures import UNASSESSED
     from boardcert.pytest.stash import CLIENT
 
-    if concurrency.in_flight(item.config) <= 1:
+    lanes = together.lanes(item.config)
+    if lanes.width <= 1:
         return None
     if not item.stash.get(TRIED, False):
-        _run_ahead(item, concurrency.in_flight(item.config))
+        _run_ahead(item, lanes)
     done = item.stash.get(DONE, None)
     if done is None:
         return None
@@ -78,12 +79,12 @@ def _batchable(item: pytest.Item) -> bool:
     return PROPERTY_TEST in item.nodeid and info is not None and set(info.argnames) <= ARGUMENTS
 
 
-def _run_ahead(item: pytest.Function, width: int) -> None:
+def _run_ahead(item: pytest.Function, lanes: Any) -> None:
     """Run the pending property tests of the unit side by side; keep each one's outcome."""
-    from boardcert.pytest import concurrency
+    from boardcert.pytest import together
     from boardcert.pytest.stash import CLIENT
 
-    pending = concurrency.pending(item, lambda other: _batchable(other)
+    pending = together.pending(item, lambda other: _batchable(other)
                                   and not other.stash.get(TRIED, False))
     for other in pending:
         other.stash[TRIED] = True
@@ -95,7 +96,7 @@ def _run_ahead(item: pytest.Function, width: int) -> None:
     client = item.config.stash[CLIENT]
     jobs = [partial(_call, other, arena) for other in pending]
     with _one_parse_at_a_time():
-        found = concurrency.gather(client, jobs, width)
+        found = together.gather(client, jobs, lanes)
     for other, done in zip(pending, found, strict=True):
         other.stash[DONE] = done
 

@@ -1,6 +1,6 @@
 """A pytest plugin for boardcert's own tests (`-p faults.main_thread`, tests/ on sys.path):
 pytest's fixtures are for its own thread (allure-pytest's listener, for one, keeps its state
-there), so each fixture asked for from another thread (a job of concurrency.gather) is noted
+there), so each fixture asked for from another thread (a job of together.gather) is noted
 in <--report-dir>/off-thread.txt."""
 
 from __future__ import annotations

@@ -122,10 +122,13 @@ def test_the_key_check_resends_the_request_without_and_with_a_wrong_key(keyless,
 @pytest.mark.parametrize(("keyless", "fails"), [(401, False), (200, True)])
 def test_with_requests_in_flight_the_key_check_sends_both_at_once_and_judges_as_serially(
         keyless, fails):
-    """Given a width, the two requests go out at once; refused both, they are the test's own;
-    else they are thrown away and sent again one at a time, judged as serially (the first
-    that is not refused fails, and only the serial requests are the test's)."""
+    """Given two lanes (the speed plugin's), the two requests go out at once; refused both,
+    they are the test's own; else they are thrown away and sent again one at a time, judged as
+    serially (the first that is not refused fails, and only the serial requests are the
+    test's)."""
     import threading
+
+    from boardcert.speed.in_flight import Wide
 
     busy, most, lock = [0], [0], threading.Lock()
 
@@ -142,7 +145,7 @@ def test_with_requests_in_flight_the_key_check_sends_both_at_once_and_judges_as_
 
     through, case = client(handler), rename("k")
     answer = send(through, case)
-    check = key_required(through, width=2)
+    check = key_required(through, Wide(2))
     if fails:
         with pytest.raises(AssertionError, match="without X-API-Key answered 200"):
             check(None, answer, case)

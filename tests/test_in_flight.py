@@ -1,5 +1,6 @@
-"""boardcert.pytest.concurrency: requests side by side inside a test process (gather, the exchanges
-kept aside until a test adopts them), how many (in_flight), and for which tests (companions)."""
+"""boardcert.speed.in_flight: requests side by side inside a test process (gather, the exchanges
+kept aside until a test adopts them), how many (in_flight), and for which tests (companions);
+and boardcert.pytest.together's plain way without it (one at a time, each test alone)."""
 
 from __future__ import annotations
 
@@ -19,10 +20,11 @@ import pytest
 from boardcert.errors import ConfigError, ExchangeError
 from boardcert.http.client import Client
 from boardcert.paths import ROOT, SUITES
-from boardcert.pytest import concurrency
+from boardcert.pytest import together
 from boardcert.settings import workers
 from boardcert.settings.config import resolve
 from boardcert.speed import distribution
+from boardcert.speed.in_flight import FixtureInJob, SideBySide, Wide, pytest_fixture_setup
 
 KEY = "concurrency-test-key-9d1"
 
@@ -56,7 +58,7 @@ def test_gather_sends_side_by_side_and_keeps_each_jobs_exchanges_aside():
         return lambda: [client.request("GET", f"/{n}/{i}").json()["path"] for i in range(2)]
 
     started = time.perf_counter()
-    done = concurrency.gather(client, [job(n) for n in range(8)], width=8)
+    done = together.gather(client, [job(n) for n in range(8)], Wide(8))
     took = time.perf_counter() - started
     assert took < 0.6, took  # one at a time: 1.6 s
     assert most[0] == 8
@@ -69,14 +71,21 @@ def test_gather_sends_side_by_side_and_keeps_each_jobs_exchanges_aside():
     assert len(client.log) == 3
 
 
-def test_gather_at_width_one_is_one_at_a_time_and_keeps_errors_as_data():
-    """Width 1 runs the jobs in order in this thread; a job's exception (a failed request, a
-    pytest skip) is its Done's error, raised again by result(), with the exchange it made."""
+@pytest.mark.parametrize("lanes", [together.PLAIN, Wide(1)], ids=["plain", "width 1"])
+def test_gather_at_width_one_is_one_at_a_time_and_keeps_errors_as_data(lanes):
+    """The plain lanes (no speed plugin) and width 1 run the jobs in order in this thread; a
+    job's exception (a failed request, a pytest skip) is its Done's error, raised again by
+    result(), with the exchange it made."""
     client, most = late_client(0.0)
-    done = concurrency.gather(client, [lambda: client.request("GET", "/broken"),
-                                       lambda: pytest.skip("not assessed: x"),
-                                       lambda: client.request("GET", "/fine").status], width=1)
-    assert most[0] == 1
+    threads: set[int] = set()
+
+    def fine() -> int | None:
+        threads.add(threading.get_ident())
+        return client.request("GET", "/fine").status
+
+    done = together.gather(client, [lambda: client.request("GET", "/broken"),
+                                    lambda: pytest.skip("not assessed: x"), fine], lanes)
+    assert most[0] == 1 and threads == {threading.get_ident()}
     assert isinstance(done[0].error, ExchangeError) and len(done[0].exchanges) == 1
     with pytest.raises(pytest.skip.Exception):
         done[1].result()
@@ -123,8 +132,9 @@ COLLECTION = ["suites/test_cards.py::test_a", "suites/test_cards.py::test_b", *E
 def test_companions_serially_are_the_modules_selected_tests():
     """In one process, a test's companions are its module's tests that were selected."""
     items = _items(COLLECTION, None)
-    assert concurrency.companions(items[1]) == items[:2]
-    assert concurrency.pending(items[1], lambda item: True) == [items[1]]
+    assert SideBySide(items[1].config).companions(items[1]) == items[:2]
+    items[1].config.stash[together.TOGETHER] = SideBySide(items[1].config)
+    assert together.pending(items[1], lambda item: True) == [items[1]]
 
 
 def test_companions_on_a_worker_are_its_unit_of_the_speed_plugins_distribution():
@@ -134,14 +144,31 @@ def test_companions_on_a_worker_are_its_unit_of_the_speed_plugins_distribution()
     items = _items(COLLECTION, {distribution.UNITS: 1, "workercount": 4})
     units = distribution.units(COLLECTION, 4)
     first = items[2]
-    together = concurrency.companions(first)
-    assert first in together and len(together) < len(ERRORS)
-    assert {units[i.nodeid] for i in together} == {units[first.nodeid]}
-    assert concurrency.companions(items[-1]) == [items[-1]]
+    unit = SideBySide(first.config).companions(first)
+    assert first in unit and len(unit) < len(ERRORS)
+    assert {units[i.nodeid] for i in unit} == {units[first.nodeid]}
+    assert SideBySide(first.config).companions(items[-1]) == [items[-1]]
     elsewhere = _items(COLLECTION, {distribution.UNITS: 0, "workercount": 4})
-    assert concurrency.companions(elsewhere[2]) == [elsewhere[2]]
+    assert SideBySide(elsewhere[2].config).companions(elsewhere[2]) == [elsewhere[2]]
     in_flight = _items(COLLECTION, {distribution.UNITS: 8, "workercount": 4})
-    assert concurrency.companions(in_flight[2]) == in_flight[2:-1]  # the module, whole
+    assert SideBySide(in_flight[2].config).companions(in_flight[2]) == in_flight[2:-1]  # the module
+
+
+def test_without_the_speed_plugin_each_test_is_alone_and_makes_its_own_set_up():
+    """The plain way (nothing in the stash): one request in flight, a test's companions are
+    itself, and a set-up job is made where it is asked for, once per ask, plans unread."""
+    item = _items(COLLECTION, None)[1]
+    request = SimpleNamespace(config=item.config, node=item, fixturename="fresh_board")
+    made: list[int] = []
+
+    def plan(other: Any) -> Any:
+        raise AssertionError("the plain way plans nothing ahead")
+
+    assert together.in_flight(item.config) == 1 and together.lanes(item.config) is together.PLAIN
+    assert together.companions(item) == [item]
+    assert together.pending(item, lambda other: True) == [item]
+    assert together.ahead(request, "boards", lambda: made.append(1) or len(made), plan) == 1
+    assert together.own(request, lambda: made.append(2) or len(made)) == 2
 
 
 def test_a_job_that_sets_up_a_fixture_is_a_bug_in_boardcert_said_at_once():
@@ -149,10 +176,10 @@ def test_a_job_that_sets_up_a_fixture_is_a_bug_in_boardcert_said_at_once():
     test after it broke) raises FixtureInJob from gather, not a silent fallback; outside a
     job, set-ups go on."""
     client, _ = late_client(0.0)
-    with pytest.raises(concurrency.FixtureInJob, match="'make_project'"):
-        concurrency.gather(client, [lambda: 1, lambda: concurrency.refuse_fixture_in_job(
-            "make_project")], width=2)
-    concurrency.refuse_fixture_in_job("make_project")
+    fixture = SimpleNamespace(argname="make_project")
+    with pytest.raises(FixtureInJob, match="'make_project'"):
+        together.gather(client, [lambda: 1, lambda: pytest_fixture_setup(fixture)], Wide(2))
+    pytest_fixture_setup(fixture)
 
 
 MODULES = sorted(p.name for p in SUITES.glob("test_*.py") if p.name != "test_read_only.py")

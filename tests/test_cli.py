@@ -19,7 +19,7 @@ from boardcert.cli import exits, session
 from boardcert.http.redact import Redactor
 from boardcert.interface import requirements
 from boardcert.outputs import report
-from boardcert.paths import DEFAULT_PROFILE, ROOT, SUITES
+from boardcert.paths import DEFAULT_PROFILE, ROOT, RUN_INI, SUITES
 from boardcert.reference.server import free_port, start
 from boardcert.settings.config import load_profile
 
@@ -285,6 +285,14 @@ def test_plan_reads_the_target_from_the_environment_like_the_plugin(monkeypatch,
     assert KEY not in out
 
 
+def test_an_option_of_boardcert_run_after_the_dashes_is_refused(capsys):
+    """`boardcert run` hands pytest the run it resolved: one of its options given to pytest
+    after -- would be ignored, so the run stops (exit 2) saying where it goes."""
+    assert cli.main(["run", "--plan", "--", "--budget", "quick", USERS]) == 2
+    assert "--budget: an option of boardcert run, given to pytest after --: give it before --" \
+        in capsys.readouterr().err
+
+
 def test_an_output_directory_holding_a_report_is_refused(tmp_path, capsys):
     (tmp_path / "junit.xml").write_text("<testsuites/>")
     assert cli.main(["run", "--output", str(tmp_path)]) == 2
@@ -298,8 +306,7 @@ def test_pytest_never_gets_the_key_on_its_command_line(tmp_path):
                                           "--profile", "p.yaml", "--budget", "quick"])
     argv = session.pytest_arguments(args, [], tmp_path)
     assert KEY not in " ".join(argv)
-    assert {"--base-url=http://h", "--profile=p.yaml", "--budget=quick",
-            f"--report-dir={tmp_path}", f"--junitxml={tmp_path / 'junit.xml'}",
+    assert {f"--report-dir={tmp_path}", f"--junitxml={tmp_path / 'junit.xml'}",
             f"--alluredir={tmp_path / 'allure-results'}"} <= set(argv)
 
 
@@ -319,12 +326,13 @@ def test_suites_are_run_unless_paths_are_given(extra, suites_added, pytester):
 
 
 def test_the_workers_of_boardcert_run_get_the_suites_too(pytester):
-    """pytest-xdist's workers parse pytest's original arguments: under `boardcert run` (which
-    passes --boardcert-command) the plugin adds the suites there too, never otherwise."""
-    config = pytester.parseconfig("-p", "boardcert.pytest.plugin", "--boardcert-command={}",
+    """pytest-xdist's workers parse pytest's original arguments: under `boardcert run` (told
+    by its configuration file, -c boardcert/run.ini) the plugin adds the suites there too,
+    never otherwise."""
+    config = pytester.parseconfig("-p", "boardcert.pytest.plugin", "-c", str(RUN_INI),
                                   "-n", "2")
     assert config.args == [str(SUITES)]
-    assert pytester.parseconfig("-p", "boardcert.pytest.plugin", "--boardcert-command={}",
+    assert pytester.parseconfig("-p", "boardcert.pytest.plugin", "-c", str(RUN_INI),
                                 f"{USERS}::test_x").args == [f"{USERS}::test_x"]
     assert pytester.parseconfig("-p", "boardcert.pytest.plugin").args != [str(SUITES)]
 

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from boardcert.paths import ROOT, SUITES
+from boardcert.settings.run import resolve_run, stash_key
 from boardcert.speed import distribution
 from boardcert.speed.scheduler import Longest
 
@@ -68,6 +69,7 @@ def test_with_requests_in_flight_a_module_stays_whole_and_each_stateful_part_is_
 class _Config:
     def __init__(self, workers: int) -> None:
         self.option = SimpleNamespace(tx=["popen"] * workers, loadscopereorder=True)
+        self.stash = {stash_key(): resolve_run({}, {})}  # the run's settings: the defaults
 
     def getvalue(self, name: str) -> Any:
         return getattr(self.option, name)

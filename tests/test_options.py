@@ -1,7 +1,6 @@
 """The options of a run are declared once (boardcert.settings.options): pytest's plugin and
-`boardcert
-run` both show every one, `boardcert run` hands those given on to pytest (never the key), and
-neither declares one of them again."""
+`boardcert run` both show every one, `boardcert run` resolves those given into the run it hands
+to pytest (none on pytest's command line), and neither declares one of them again."""
 
 from __future__ import annotations
 
@@ -12,6 +11,7 @@ from boardcert import cli
 from boardcert.cli import session
 from boardcert.pytest import plugin
 from boardcert.settings import options
+from boardcert.settings.run import resolve_run
 
 
 class Recorded:
@@ -58,17 +58,24 @@ def test_each_option_is_declared_in_one_place():
                    "--known-failures", "--no-speed"}
 
 
-def test_options_given_reach_pytest_as_given_but_the_key(tmp_path):
-    """Each option given to `boardcert run` reaches pytest's arguments with its value; the key
-    does not (it goes through the environment); --plan is the command's own path."""
-    given = ["--base-url", "http://h", "--api-key", "k-123456789", "--profile", "p.yaml",
-             "--budget", "quick", "--seed", "5", "--request-timeout", "2.5", "--rate-limit", "7",
-             "--max-body", "1000", "--read-only", "--project-id", "P1", "--no-preflight"]
+def test_options_given_reach_the_plugin_in_the_run_never_on_pytests_command_line(tmp_path):
+    """Each option given to `boardcert run` is in the run it resolves, with its value; pytest's
+    arguments hold none of them (the key least of all): the run is handed over whole."""
+    given = ["--base-url", "http://h", "--api-key", "k-123456789", "--budget", "quick",
+             "--seed", "5", "--request-timeout", "2.5", "--rate-limit", "7", "--max-body",
+             "1000", "--read-only", "--project-id", "P1", "--no-preflight", "--keep-failed",
+             "--in-flight", "3", "--docs-url", "https://docs.example/"]
     args = cli.build_parser().parse_args(["run", *given])
+    run = resolve_run(vars(args), {})
+    target = run.target
+    assert (target.base_url, target.api_key, target.timeout, target.rate_limit,
+            target.max_body, target.read_only, target.project_id) == \
+        ("http://h", "k-123456789", 2.5, 7.0, 1000, True, "P1")
+    assert (run.budget.name, run.seed, run.in_flight, run.docs_url, run.no_preflight,
+            run.keep_failed, run.bundled) == ("quick", 5, 3, "https://docs.example/", True,
+                                              True, False)
     argv = session.pytest_arguments(args, [], tmp_path)
-    assert {"--base-url=http://h", "--profile=p.yaml", "--budget=quick", "--seed=5",
-            "--request-timeout=2.5", "--rate-limit=7.0", "--max-body=1000", "--read-only",
-            "--project-id=P1", "--no-preflight"} <= set(argv)
-    assert not any("k-123456789" in arg or arg.startswith("--api-key") for arg in argv)
-    bare = session.pytest_arguments(cli.build_parser().parse_args(["run"]), [], tmp_path)
-    assert not any(arg.startswith(tuple(o.flag for o in options.OPTIONS)) for arg in bare)
+    assert not any("k-123456789" in arg for arg in argv)
+    assert not any(arg.startswith(tuple(o.flag for o in options.OPTIONS)) for arg in argv)
+
+

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,10 @@ from boardcert.errors import ConfigError, UnreachableError
 from boardcert.http import preflight
 from boardcert.http.client import Client
 from boardcert.paths import ROOT, SUITES
+from boardcert.pytest.settings import Handed
 from boardcert.reference.app import create_app
 from boardcert.settings.config import Target, load_profile
+from boardcert.settings.run import resolve_run
 
 pytest_plugins = ["pytester", "hostile.fixtures"]
 pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
@@ -208,7 +211,7 @@ def users_me(recorder: apps.Recorder) -> int:
 @pytest.mark.parametrize(("args", "checked", "probes"), [
     ([], False, 2),  # the preflight: with the key, then without; the client asks nothing more
     (["--no-preflight"], False, 1),  # nothing checked it: the client asks whether it answers
-    (["--no-preflight"], True, 0),  # boardcert run found it answering (BOARDCERT_CHECKED)
+    (["--no-preflight"], True, 0),  # boardcert run found it answering (Run.checked)
 ], ids=["preflight", "no-preflight", "checked-by-boardcert-run"])
 def test_the_session_probes_the_target_once(pytester, servers, monkeypatch, args, checked,
                                             probes):
@@ -218,12 +221,14 @@ def test_the_session_probes_the_target_once(pytester, servers, monkeypatch, args
     follow the same rule.)"""
     recorder = apps.Recorder(create_app(KEY))
     url = servers.asgi(recorder)
-    if checked:
-        monkeypatch.setenv(preflight.CHECKED, url)
+    given, plugins = ["--base-url", url, "--api-key", KEY, *args], []
+    if checked:  # as `boardcert run` hands it over: its preflight found the target answering
+        run = resolve_run({"base_url": url, "api_key": KEY, "no_preflight": True}, {})
+        given, plugins = [], [Handed(replace(run, checked=True))]
     pytester.makepyfile(test_a="def test_a(client):\n    pass\n",
                         test_b="def test_b(client):\n    pass\n")
     result = pytester.runpytest_inprocess("-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider",
-                                          "--base-url", url, "--api-key", KEY, *args)
+                                          *given, plugins=plugins)
     result.assert_outcomes(passed=2)
     assert users_me(recorder) == probes
 

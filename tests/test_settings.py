@@ -1,6 +1,6 @@
-"""boardcert.settings.config.resolve: the one settings resolver of the CLI and the plugin, from
-flags
-then BOARDCERT_* variables, pure (it reads only what it is given)."""
+"""boardcert.settings: the one resolution of a run's settings (config.resolve, run.resolve_run),
+from flags then BOARDCERT_* variables, pure (it reads only what it is given), into a frozen Run
+that reaches pytest's plugin and its xdist workers whole."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import dataclasses
 import pytest
 
 from boardcert.errors import ConfigError
+from boardcert.paths import DEFAULT_PROFILE
 from boardcert.settings.config import resolve
+from boardcert.settings.run import Run, resolve_run
 
 URL, KEY = "http://127.0.0.1:9", "a-key-for-tests-0123456789"
 
@@ -60,3 +62,26 @@ def test_the_target_is_frozen_and_its_repr_hides_the_key():
     with pytest.raises(dataclasses.FrozenInstanceError):
         target.base_url = "http://elsewhere"  # type: ignore[misc]
     assert KEY not in repr(target)
+
+
+def test_a_run_reaches_an_xdist_worker_whole_with_its_share_of_the_rate_limit():
+    """A worker gets the controller's run as it was resolved (the key, the profile, the
+    budget, every option), pacing its share of --rate-limit."""
+    run = dataclasses.replace(resolve_run(
+        {"base_url": URL, "api_key": KEY, "profile": str(DEFAULT_PROFILE), "budget": "7",
+         "seed": 3, "rate_limit": 10.0, "in_flight": "2", "keep_failed": True, "plan": False},
+        {"BOARDCERT_DOCS_URL": "https://docs.example/"}, options=["run", "--api-key"]),
+        checked=True)
+    sent = Run.from_wire(run.wire(), workers=4)
+    assert sent == dataclasses.replace(run, target=dataclasses.replace(run.target,
+                                                                       rate_limit=2.5))
+    assert sent.target.profile.data == run.target.profile.data and sent.in_flight == 2
+    assert Run.from_wire(run.wire()) == run
+
+
+def test_a_run_is_resolved_once_with_every_error_named():
+    """Budget and in-flight are checked when the run is resolved, naming the flag."""
+    with pytest.raises(ConfigError, match="--budget"):
+        resolve_run({"budget": "fast"}, {})
+    with pytest.raises(ConfigError, match="--in-flight '9'.*BOARDCERT_IN_FLIGHT"):
+        resolve_run({}, {"BOARDCERT_IN_FLIGHT": "9"})

@@ -56,8 +56,9 @@ def test_the_probes_start_while_the_workers_start_once_the_run_checked_the_targe
     clean-up's leftovers are reported and the workers get what was found."""
     import threading
 
-    from boardcert.http import preflight
     from boardcert.pytest.stash import LEFT_BEHIND, TARGET
+    from boardcert.settings.budget import BUDGETS
+    from boardcert.settings.run import Run, stash_key
 
     target, started, released = _target(), [], threading.Event()
     found = Discovery(target.profile, [Finding("row_name_property", FOUND, "rowName")])
@@ -70,9 +71,9 @@ def test_the_probes_start_while_the_workers_start_once_the_run_checked_the_targe
     monkeypatch.setattr(shared_discovery.Probe, "_run", run)
     monkeypatch.setattr(shared_discovery.SharedDiscovery, "wanted", lambda self: True)
     for checked in (True, False):
-        monkeypatch.setenv(preflight.CHECKED, target.base_url if checked else "")
         started.clear()
-        config = SimpleNamespace(stash={TARGET: target, LEFT_BEHIND: []})
+        run = Run(target, BUDGETS["standard"], bundled=False, checked=checked)
+        config = SimpleNamespace(stash={TARGET: target, LEFT_BEHIND: [], stash_key(): run})
         shared = shared_discovery.SharedDiscovery(config)
         shared.pytest_sessionstart(None)
         if checked:
@@ -95,8 +96,9 @@ def test_a_probe_no_collection_took_is_waited_for(monkeypatch, capsys):
     project) and says what was left."""
     import time
 
-    from boardcert.http import preflight
     from boardcert.pytest.stash import LEFT_BEHIND, TARGET
+    from boardcert.settings.budget import BUDGETS
+    from boardcert.settings.run import Run, stash_key
 
     def run(self):
         time.sleep(0.2)
@@ -105,8 +107,8 @@ def test_a_probe_no_collection_took_is_waited_for(monkeypatch, capsys):
     target = _target()
     monkeypatch.setattr(shared_discovery.Probe, "_run", run)
     monkeypatch.setattr(shared_discovery.SharedDiscovery, "wanted", lambda self: True)
-    monkeypatch.setenv(preflight.CHECKED, target.base_url)
-    config = SimpleNamespace(stash={TARGET: target, LEFT_BEHIND: []})
+    run = Run(target, BUDGETS["standard"], bundled=False, checked=True)
+    config = SimpleNamespace(stash={TARGET: target, LEFT_BEHIND: [], stash_key(): run})
     shared = shared_discovery.SharedDiscovery(config)
     shared.pytest_sessionstart(None)
     shared.pytest_unconfigure(config)

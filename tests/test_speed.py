@@ -214,10 +214,12 @@ def test_without_the_plugin_one_request_at_a_time_whatever_in_flight_says():
     from types import SimpleNamespace
 
     from boardcert.pytest import together
+    from boardcert.settings.run import resolve_run, stash_key
     from boardcert.speed.in_flight import SideBySide
 
     def config(speed: bool) -> SimpleNamespace:
-        made = SimpleNamespace(stash=pytest.Stash(), getoption=lambda name, default=None: 8)
+        made = SimpleNamespace(stash=pytest.Stash())
+        made.stash[stash_key()] = resolve_run({"in_flight": 8}, {})
         if speed:  # as the speed plugin's pytest_configure does
             made.stash[together.TOGETHER] = SideBySide(made)  # type: ignore[arg-type]
         return made

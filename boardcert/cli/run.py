@@ -8,6 +8,7 @@ import argparse
 import gc
 import os
 import sys
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,6 @@ from boardcert.cli.exits import (
     stopped,
 )
 from boardcert.cli.session import (
-    environment,
     plan_arguments,
     pytest_arguments,
     pytest_main,
@@ -33,9 +33,9 @@ from boardcert.cli.session import (
 from boardcert.errors import ConfigError, UnreachableError
 from boardcert.http.redact import Redactor, short_key_warning
 from boardcert.settings import workers
-from boardcert.settings.options import BY_DEST
+from boardcert.settings.run import Run, resolve_run
+from boardcert.settings.run_facts import recorded_options
 
-KEY_ENV = BY_DEST["api_key"].env
 TIMED = 3  # requests after the preflight's that time the round trip (the fastest counts)
 
 
@@ -61,41 +61,35 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     try:
         if args.max_failures is not None and args.max_failures < 1:
             raise ConfigError("--max-failures must be at least 1")
-        target = check_target(args)
-        check_budget(args.budget)
+        run = resolve_run(vars(args), os.environ,
+                          recorded_options(getattr(args, "command_line", [])))
         check_in_flight(args.in_flight, args.speed)
-        output = None if args.plan else output_directory(args.output)
-        after = prepare_after_run(args, target.profile.path)
+        output = None if run.plan else output_directory(args.output)
+        after = prepare_after_run(args, run.target.profile.path)
     except ConfigError as exc:
         return stopped(exc)
-    api_key = target.api_key
-    if warning := short_key_warning(api_key):
+    target = run.target
+    if warning := short_key_warning(target.api_key):
         print(f"boardcert: warning: {warning}", file=sys.stderr)
-    redactor = Redactor([api_key])
+    redactor = Redactor([target.api_key])
     if output is None:  # --plan, before the reachability check: a plan contacts nothing
-        with environment({KEY_ENV: api_key or None}), redacted_console(redactor):
-            code = pytest_main(plan_arguments(args, extra), RunWatch())
+        with redacted_console(redactor):
+            code = pytest_main(plan_arguments(args, extra), RunWatch(), run)
         print(f"workers: {plan_workers(args, extra, target.base_url)}")
         return {0: EXIT_OK, 4: EXIT_USAGE}.get(code, EXIT_FAILED)
     timing: list[float] = []
-    if target.base_url and (stop := check_first(target, args.no_preflight, timing)):
+    if target.base_url and (stop := check_first(target, run.no_preflight, timing)):
         return stop
     args.workers_choice = workers_choice(args, extra, timing)
-    variables = {KEY_ENV: api_key or None}
-    in_flight = in_flight_choice(args, timing) if args.speed else None
-    if in_flight is not None:
-        variables[workers.IN_FLIGHT_ENV] = str(in_flight)
+    in_flight = in_flight_choice(run, args.workers_choice, timing) if args.speed else None
     print(f"boardcert: {args.workers_choice.reason}" + (
         f"; {in_flight} requests in flight where tests are independent"
         if in_flight and in_flight > 1 else ""), file=sys.stderr)
-
-    if timing:  # it answered: the session checks it no more
-        from boardcert.http.preflight import CHECKED
-
-        variables[CHECKED] = target.base_url  # (the speed plugin then probes at once)
+    # it answered: the session checks it no more (the speed plugin then probes at once)
+    run = replace(run, in_flight=run.in_flight or in_flight, checked=bool(timing))
     watch = RunWatch()
-    with environment(variables), redacted_console(redactor):
-        code = pytest_main(pytest_arguments(args, extra, output), watch)
+    with redacted_console(redactor):
+        code = pytest_main(pytest_arguments(args, extra, output), watch, run)
     redact_tree(output, redactor)
     return after_run(args, after, output, outcome(code, watch, output, args.strict))
 
@@ -127,19 +121,11 @@ def check_target(args: argparse.Namespace, **given: Any) -> Any:
 
 
 def check_in_flight(given: int | None, speed: bool = True) -> None:
-    """--in-flight (or BOARDCERT_IN_FLIGHT), checked here so that its errors read like the
-    others; more than one in flight needs the speed plugin."""
-    workers.given_in_flight(given)
+    """More than one request in flight (--in-flight or BOARDCERT_IN_FLIGHT, checked when the
+    run was resolved) needs the speed plugin."""
     if not speed and given is not None and given > 1:
         raise ConfigError(f"--in-flight {given} needs the speed plugin: not with --no-speed "
                           f"(the plain path sends one request at a time)")
-
-
-def check_budget(budget: str | None) -> None:
-    """--budget, checked here so that its errors read like the others."""
-    from boardcert.settings.budget import parse_budget
-
-    parse_budget(budget)
 
 
 def check_first(target: Any, only_reachable: bool,
@@ -180,13 +166,12 @@ def workers_choice(args: argparse.Namespace, extra: list[str], timing: list[floa
     return workers.choose(workers.round_trip(timing), args.rate_limit)
 
 
-def in_flight_choice(args: argparse.Namespace, timing: list[float]) -> int | None:
+def in_flight_choice(run: Run, choice: workers.Choice, timing: list[float]) -> int | None:
     """Requests each test process keeps in flight (boardcert.speed.in_flight), chosen from the
     round trip; None when --in-flight or BOARDCERT_IN_FLIGHT decides (or nothing was timed)."""
-    if workers.given_in_flight(args.in_flight) is not None or not timing:
+    if run.in_flight is not None or not timing:
         return None
-    return workers.in_flight(workers.round_trip(timing), args.rate_limit,
-                             args.workers_choice.workers)
+    return workers.in_flight(workers.round_trip(timing), run.target.rate_limit, choice.workers)
 
 
 def plan_workers(args: argparse.Namespace, extra: list[str], base_url: str) -> str:

@@ -1,12 +1,11 @@
-"""The pytest session `boardcert run` starts: its arguments, its environment, a console that
+"""The pytest session `boardcert run` starts: its arguments, the run it resolved (handed to
+the plugin whole: none of boardcert's options goes on pytest's command line), a console that
 masks the key, and the key masked in what it wrote."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,23 +15,19 @@ from boardcert.cli.exits import RunWatch
 from boardcert.http.redact import Redactor
 from boardcert.paths import ROOT, RUN_INI
 from boardcert.pytest.suites import PathsFromTheRoot, SuitesUnlessPathsGiven
-from boardcert.settings.options import OPTIONS
-from boardcert.settings.run_facts import recorded_options
-
-_ACTED_ON = ("api_key", "plan")
+from boardcert.settings.run import Run
 
 
 def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -> list[str]:
-    """pytest's argv: never the key (argv shows in JUnit and allure environments); no
-    tracebacks or list of failed
-    tests (the compliance summary says what failed, by requirement; the reports hold the
-    evidence; `-- --tb=short -rfE` brings them back): a server that fails everything gets a
-    screenful, and ~0.4 s a failure is not spent parsing sources for tracebacks."""
-    shown = recorded_options(getattr(args, "command_line", []))  # for the report's run facts
+    """pytest's argv: none of boardcert's options (the run goes whole to the plugin:
+    `pytest_main`), so never the key (argv shows in JUnit and allure environments); no
+    tracebacks or list of failed tests (the compliance summary says what failed, by
+    requirement; the reports hold the evidence; `-- --tb=short -rfE` brings them back): a
+    server that fails everything gets a screenful, and ~0.4 s a failure is not spent parsing
+    sources for tracebacks."""
     argv = [*_pytest_setup(getattr(args, "speed", True)), "--tb=no", "-rN",
             f"--report-dir={output}",
-            f"--junitxml={output / 'junit.xml'}", f"--alluredir={output / 'allure-results'}",
-            f"--boardcert-command={json.dumps(shown)}"]
+            f"--junitxml={output / 'junit.xml'}", f"--alluredir={output / 'allure-results'}"]
     choice = getattr(args, "workers_choice", None)
     workers = choice.pytest_args() if choice is not None else []
     return argv + _passed_through(args) + workers + extra
@@ -40,8 +35,8 @@ def pytest_arguments(args: argparse.Namespace, extra: list[str], output: Path) -
 
 def plan_arguments(args: argparse.Namespace, extra: list[str]) -> list[str]:
     """pytest's argv for --plan: collection only, no report files."""
-    return [*_pytest_setup(getattr(args, "speed", True)), "-q", "--plan",
-            *_passed_through(args), *extra]
+    return [*_pytest_setup(getattr(args, "speed", True)), "-q", *_passed_through(args),
+            *extra]
 
 
 # The pytest plugins a run loads, and no other of the environment's (by entry point name,
@@ -75,38 +70,18 @@ def _pytest_setup(speed: bool = True) -> list[str]:
 
 
 def _passed_through(args: argparse.Namespace) -> list[str]:
-    """The options of boardcert.settings.options given to this command, as pytest's arguments, but
-    for
-    the key (argv shows in JUnit and allure: it goes through BOARDCERT_API_KEY) and those this
-    command acts on itself."""
-    argv = [arg for option in OPTIONS if option.dest not in _ACTED_ON
-            for arg in option.argv(getattr(args, option.dest))]
-    if args.max_failures is not None:
-        argv.append(f"--maxfail={args.max_failures}")
-    return argv
+    """pytest's own options this command takes (--max-failures)."""
+    return [f"--maxfail={args.max_failures}"] if args.max_failures is not None else []
 
 
-def pytest_main(argv: list[str], watch: RunWatch) -> int:
+def pytest_main(argv: list[str], watch: RunWatch, run: Run) -> int:
+    """pytest on `argv`, the plugin given `run` (its one channel: boardcert.pytest.settings)."""
     import pytest
 
-    return int(pytest.main(argv, plugins=[watch, SuitesUnlessPathsGiven(), PathsFromTheRoot()]))
+    from boardcert.pytest.settings import Handed
 
-
-@contextlib.contextmanager
-def environment(values: dict[str, str | None]) -> Iterator[None]:
-    """Set (or, for None, leave alone) environment variables for the run, then restore."""
-    saved = {name: os.environ.get(name) for name in values}
-    for name, value in values.items():
-        if value is not None:
-            os.environ[name] = value
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    return int(pytest.main(argv, plugins=[watch, Handed(run), SuitesUnlessPathsGiven(),
+                                          PathsFromTheRoot()]))
 
 
 class _Redacting:

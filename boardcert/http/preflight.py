@@ -11,15 +11,12 @@ pytest starts and by the plugin when pytest is run directly with --base-url.
 A request without a key is sent too: a 4xx is what the interface asks for; anything else is
 a note, not a stop (the auth tests report it, with evidence).
 
-The target is checked once a run: `boardcert run` names the base URL it found answering in
-BOARDCERT_CHECKED for its pytest session (`checked_before`), whose plugin then checks nothing
-again, in no xdist worker either.
+The target is checked once a run: the run `boardcert run` hands its pytest session says it
+found the target answering (`Run.checked`), and the plugin then checks nothing again, in no
+xdist worker either.
 """
 
 from __future__ import annotations
-
-import os
-from collections.abc import Mapping
 
 from boardcert.errors import ConfigError, ExchangeError, UnreachableError
 from boardcert.http.client import BROKEN, CONNECT, TIMEOUT, TLS, TOO_LARGE, Client, Exchange
@@ -29,12 +26,6 @@ from boardcert.settings.config import Target
 PREFIX_HINT = "check --base-url: is there a path prefix?"
 KEY_HINT = "the API key was refused: check --api-key"
 SHOWN = 120  # characters of a body quoted in a message
-CHECKED = "BOARDCERT_CHECKED"  # `boardcert run` -> pytest: the base URL found answering
-
-
-def checked_before(base_url: str, environ: Mapping[str, str] = os.environ) -> bool:
-    """Whether `boardcert run` found this target answering before it started pytest."""
-    return bool(base_url) and environ.get(CHECKED) == base_url
 
 
 def check(target: Target) -> list[str]:

@@ -32,7 +32,7 @@ from boardcert.interface import requirements
 from boardcert.outputs.record import RECORD, Record
 from boardcert.outputs.record import of as record_of
 from boardcert.paths import without_machine_paths
-from boardcert.settings.options import value as option_value
+from boardcert.settings.run import in_session
 
 MESSAGE_MAX = 200
 TEXT_MAX = 8000
@@ -73,8 +73,7 @@ class Records:
         xml = session.config.stash.get(xml_key, None)
         path = Path(xml.logfile) if xml is not None else None
         if path is not None and path.is_file():
-            docs_url = option_value("docs_url", session.config.getoption("docs_url", None))
-            tidy(path, session.config.rootpath, docs_url, self.tests)
+            tidy(path, session.config.rootpath, in_session(session.config).docs_url, self.tests)
 
 
 def record_properties(records: list[Record]) -> list[tuple[str, str]]:

@@ -1,6 +1,6 @@
 """The property tests' pytest hooks: the internals of Hypothesis and schemathesis that what is
-generated depends on (boardcert.compat: checked at start-up, or the run stops), `--budget`
-(validated at start-up), a fixed Hypothesis seed printed in the header (`--seed N`
+generated depends on (boardcert.compat: checked at start-up, or the run stops), the run's
+budget (boardcert.pytest.settings), a fixed Hypothesis seed printed in the header (`--seed N`
 reproduces), requirement markers on schemathesis items."""
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from boardcert.errors import CompatError, ConfigError
 from boardcert.paths import SUITES
 from boardcert.properties.judging import requirement_ids
 from boardcert.properties.schema import LABELS, RUN, SEED_OPTION
+from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import TARGET
-from boardcert.settings.budget import DEFAULT_SEED, parse_budget
+from boardcert.settings.budget import DEFAULT_SEED
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -23,12 +24,12 @@ def pytest_configure(config: pytest.Config) -> None:
     # tryfirst: the seed must be in place before Hypothesis's plugin reads it.
     try:
         compat.check()  # the internals what is generated depends on, or the run stops
-        RUN.budget = parse_budget(config.getoption("budget", None))
-    except (ConfigError, CompatError) as exc:
+    except CompatError as exc:
         raise pytest.UsageError(str(exc)) from None
+    run = run_of(config)
+    RUN.budget = run.budget
     try:
-        RUN.seed = chosen_seed(config.getoption("seed", None),
-                               config.getoption(SEED_OPTION, None))
+        RUN.seed = chosen_seed(run.seed, config.getoption(SEED_OPTION, None))
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
     if hasattr(config.option, SEED_OPTION):  # Hypothesis's plugin seeds every test with it

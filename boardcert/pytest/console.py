@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import LEFT_BEHIND, PREFLIGHT_NOTES, SPEED, TARGET
 from boardcert.settings.run_facts import NO_SPEED
 
@@ -17,8 +18,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     target = config.stash[TARGET]
     notes = [f"boardcert: note: {note}" for note in config.stash.get(PREFLIGHT_NOTES, [])]
     manners = [f"request timeout {target.timeout:g} s", f"body cap {target.max_body} bytes"]
-    if config.option.rate_limit:
-        manners.append(f"at most {config.option.rate_limit:g} requests/s")
+    rate_limit = run_of(config).target.rate_limit  # the whole run's
+    if rate_limit:
+        manners.append(f"at most {rate_limit:g} requests/s")
     if target.read_only:
         manners.append("read-only")
     where = target.base_url or "the bundled reference server"
@@ -45,7 +47,7 @@ class ReadOnlySummary:
             self.assessed.update(ids)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.config.stash[TARGET].read_only or self.config.option.plan \
+        if not self.config.stash[TARGET].read_only or run_of(self.config).plan \
                 or hasattr(self.config, "workerinput"):
             return
         left = sorted(self.skipped - self.assessed)

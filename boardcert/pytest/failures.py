@@ -28,6 +28,7 @@ from boardcert.pytest.stash import CLIENT, LEDGERS, THROWAWAY
 from boardcert.pytest.target import exchanges_of
 from boardcert.reproduce import recipe
 from boardcert.reproduce.script import relative_path
+from boardcert.settings.run import in_session
 
 UNASSESSED = pytest.StashKey[dict[str, dict[int, str]]]()  # requirement -> {operation: why}
 RECORDED = pytest.StashKey[Record]()  # the item's phases' records so far, one after the other
@@ -110,7 +111,7 @@ def _reproduction(item: pytest.Item, report: pytest.TestReport, found: list[Viol
 def _keep(config: pytest.Config, used: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """With --keep-failed, what the failed test used stays on the server (not on the bundled
     server this process started: it stops with the run); what the ledgers had."""
-    if not config.getoption("keep_failed", False) or config.stash.get(THROWAWAY, False):
+    if not in_session(config).keep_failed or config.stash.get(THROWAWAY, False):
         return []
     ledgers = config.stash.get(LEDGERS, [])
     return [resource for resource in used  # every ledger told (a list, not any()'s shortcut)

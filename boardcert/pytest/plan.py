@@ -18,6 +18,7 @@ from boardcert.http.client import READS
 from boardcert.interface import spec
 from boardcert.interface.resources import BY_NAME, CREATED_BY, DELETE_OP, KINDS
 from boardcert.pytest.markers import item_operations, requirement_ids
+from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import TARGET
 from boardcert.suite import board
 
@@ -162,7 +163,7 @@ def pytest_cmdline_main(config: pytest.Config) -> Any:
     """--plan runs in one process, whatever -n says (nothing runs, so nothing is distributed);
     before pytest-xdist reads -n (a wrapper: its hook may be registered first)."""
     option = config.option
-    if getattr(option, "numprocesses", None) and option.plan:
+    if getattr(option, "numprocesses", None) and run_of(config).plan:
         option.numprocesses, option.dist = None, "no"
     return (yield)
 
@@ -170,7 +171,7 @@ def pytest_cmdline_main(config: pytest.Config) -> Any:
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> bool | None:
     """--plan: print the plan instead of running the tests (no fixture is set up)."""
-    if not session.config.option.plan:
+    if not run_of(session.config).plan:
         return None
     target = session.config.stash[TARGET]
     tests = [PlannedTest(

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import pytest
 
-from boardcert.errors import ConfigError
+from boardcert.paths import RUN_INI
+from boardcert.pytest.settings import ToWorkers, run_of
 from boardcert.pytest.stash import LEDGERS, LEFT_BEHIND, TARGET
 from boardcert.settings.options import add_to
-from boardcert.settings.workers import given_in_flight
 
 # Registered in this order; pytest calls the later ones' hooks first, so the five at the end
 # run theirs before those of the first eight (properties adds requirement markers before
@@ -42,8 +42,8 @@ def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) 
     """pytest-xdist starts the workers of `boardcert run -- -n N` with pytest's original
     arguments, without the suites the controller added (pytest.suites.SuitesUnlessPathsGiven):
     they add them the same way, else they collect their working directory (boardcert's own
-    tests)."""
-    if early_config.known_args_namespace.boardcert_command is not None:
+    tests). `boardcert run` is told by its configuration file (-c boardcert/run.ini)."""
+    if early_config.inipath == RUN_INI:
         from boardcert.pytest.suites import SuitesUnlessPathsGiven
 
         SuitesUnlessPathsGiven().pytest_load_initial_conftests(early_config, args)
@@ -55,19 +55,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """The target into the stash; the class plugins registered (the modules are imported by
-    then, through pytest_plugins)."""
+    """The run's target into the stash; the class plugins registered (the modules are imported
+    by then, through pytest_plugins)."""
     from boardcert.pytest.console import LeftBehind, ReadOnlySummary
-    from boardcert.pytest.target import SharedReference, resolve_target
 
-    try:
-        config.stash[TARGET] = resolve_target(config)
-        given_in_flight(config.getoption("in_flight"))  # checked now, for a plain error
-    except ConfigError as exc:
-        raise pytest.UsageError(str(exc)) from None
+    config.stash[TARGET] = run_of(config).target
     config.stash[LEDGERS] = []
     config.stash[LEFT_BEHIND] = []
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
-        config.pluginmanager.register(SharedReference(config), "boardcert-shared-reference")
+        config.pluginmanager.register(ToWorkers(config), "boardcert-to-workers")
     config.pluginmanager.register(ReadOnlySummary(config), "boardcert-read-only-summary")
     config.pluginmanager.register(LeftBehind(config), "boardcert-left-behind")

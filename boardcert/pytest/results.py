@@ -12,9 +12,7 @@ too; Ctrl-C; --maxfail) writes one whose verdict is incomplete, with the reason.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -35,10 +33,9 @@ from boardcert.paths import without_machine_paths
 from boardcert.pytest.stash import SPEED, TARGET
 from boardcert.pytest.target import users_server
 from boardcert.settings import run_facts
-from boardcert.settings.options import value as option_value
+from boardcert.settings.run import in_session
 from boardcert.settings.this_run import RUN
 
-COMMAND_OPTION = "--boardcert-command"  # `boardcert run`'s own options (JSON), for the report
 UNREACHABLE = 3  # the exit status of a run whose target cannot be reached
 MAXFAIL = re.compile(r"stopping after (\d+) failures?")  # pytest's, and pytest-xdist's, words
 REPORT = pytest.StashKey[dict[str, Any]]()  # the written report, for the terminal summary
@@ -53,12 +50,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--report-dir", default=None, metavar="DIR",
                     help="write compliance.json, compliance.md and compliance.html to DIR at "
                     "the end of the run")
-    group.addoption(COMMAND_OPTION, default=None, help=argparse.SUPPRESS)  # from the CLI
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(ExitWatch(config), "boardcert-exit-watch")
-    runs_tests = not (config.option.collectonly or getattr(config.option, "plan", False))
+    runs_tests = not (config.option.collectonly or in_session(config).plan)
     if config.option.report_dir and runs_tests and not hasattr(config, "workerinput"):
         config.pluginmanager.register(Collector(config, Path(config.option.report_dir)),
                                       "boardcert-results")
@@ -205,11 +201,10 @@ class Collector:
     def facts(self) -> dict[str, Any]:
         """Budget, seed, versions and the options: `boardcert run`'s when it ran us, else
         pytest's own command line."""
-        given = self.config.getoption("boardcert_command", None)
-        options = json.loads(given) if given else run_facts.recorded_options(
+        run = in_session(self.config)
+        options = run.options if run.options is not None else run_facts.recorded_options(
             self.config.invocation_params.args)
-        docs_url = option_value("docs_url", self.config.getoption("docs_url", None))
-        return run_facts.record(RUN.budget.name, RUN.seed, options, docs_url,
+        return run_facts.record(RUN.budget.name, RUN.seed, options, run.docs_url,
                             self.config.stash.get(SPEED, run_facts.NO_SPEED))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -337,5 +332,4 @@ def _redacted(redact: Callable[[str], str], data: Any) -> Any:
 def _redactor(config: pytest.Config) -> Redactor:
     """Masks the configured key (and the reference server's, once started)."""
     target = config.stash.get(TARGET, None)
-    return Redactor([getattr(target, "api_key", ""), config.option.api_key,
-                     os.environ.get("BOARDCERT_API_KEY")])
+    return Redactor([getattr(target, "api_key", ""), in_session(config).target.api_key])

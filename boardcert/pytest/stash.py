@@ -1,5 +1,5 @@
 """The pytest stash keys the boardcert plugin modules share (one place, as schemathesis keeps
-its `_keys.py`), and the xdist worker-input key for the controller's reference server.
+its `_keys.py`); the run's settings have theirs in boardcert.settings.run.
 
 The speed plugin (boardcert.speed) hands the rest what it provides through four of them, so
 that nothing outside it imports it: SPEED (whether it ran, which patches stayed off),
@@ -25,7 +25,6 @@ LEFT_BEHIND = pytest.StashKey[list[str]]()  # what clean-up could not delete
 THROWAWAY = pytest.StashKey[bool]()  # the target is the bundled server this process started
 LOG_START = pytest.StashKey[tuple[Client | None, int]]()  # the client's log length at set-up
 PREFLIGHT_NOTES = pytest.StashKey[list[str]]()
-WORKER_TARGET = "boardcert_target"  # workerinput key: the controller's reference server
 # The allure result files saved with this machine's paths already replaced (the speed plugin's
 # writer): boardcert.pytest.allure reads the others again.
 ALLURE_WRITTEN = pytest.StashKey[set[str]]()

@@ -1,10 +1,10 @@
-"""The server under test (pytest plugin module): the target resolved from the options and the
-environment, the bundled reference server (one for all pytest-xdist workers), the `target` and
-`client` fixtures, the preflight, a target that stops answering, and each test's exchanges."""
+"""The server under test (pytest plugin module): the run's target (boardcert.pytest.settings),
+the bundled reference server (one for all pytest-xdist workers: settings.ToWorkers), the
+`target` and `client` fixtures, the preflight, a target that stops answering, and each test's
+exchanges."""
 
 from __future__ import annotations
 
-import os
 import secrets
 from collections.abc import Iterator
 from dataclasses import replace
@@ -17,51 +17,9 @@ from boardcert.errors import ConfigError, UnreachableError
 from boardcert.http import preflight
 from boardcert.http.client import Client, Exchange
 from boardcert.paths import SUITES
-from boardcert.pytest.stash import (
-    CLIENT,
-    LOG_START,
-    PREFLIGHT_NOTES,
-    TARGET,
-    THROWAWAY,
-    WORKER_TARGET,
-)
-from boardcert.settings.config import ENV, FLAGS, Target, resolve
-
-
-def resolve_target(config: pytest.Config) -> Target:
-    """`config.resolve` over the options and the environment; a worker tests the controller's
-    reference server, if it started one. An empty base URL means the bundled reference server,
-    started when a test first needs it."""
-    flags = {name: getattr(config.option, name, None) for name in FLAGS}
-    worker = getattr(config, "workerinput", {})
-    if worker.get(WORKER_TARGET) and not users_server(config):
-        flags["base_url"], flags["api_key"] = worker[WORKER_TARGET]
-    return resolve(flags, os.environ, workers=int(worker.get("workercount", 1)))
-
-
-class SharedReference:
-    """Under pytest-xdist with no base URL: the controller starts one reference server and
-    every worker tests it (one target per run, as with a real server), stopped at the end."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.server: Any = None
-
-    def pytest_configure_node(self, node: Any) -> None:
-        target = self.config.stash[TARGET]
-        if not target.base_url:
-            from boardcert.reference.server import start
-
-            key = secrets.token_urlsafe(24)
-            self.server = start(api_key=key, timeout=30)  # workers wait: no hurry
-            target = replace(target, base_url=self.server.base_url, api_key=key)
-            self.config.stash[TARGET] = target
-        if self.server is not None:
-            node.workerinput[WORKER_TARGET] = (target.base_url, target.api_key)
-
-    def pytest_unconfigure(self, config: pytest.Config) -> None:
-        if self.server is not None:
-            self.server.stop(grace=0)  # thrown away: nothing to shut down in order
+from boardcert.pytest.settings import run_of
+from boardcert.pytest.stash import CLIENT, LOG_START, PREFLIGHT_NOTES, TARGET, THROWAWAY
+from boardcert.settings.config import Target
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -71,10 +29,10 @@ def pytest_collection(session: pytest.Session) -> None:
     that cannot be reached). Not in pytest_sessionstart: pytest would print the message
     twice."""
     config = session.config
-    option, target = config.option, config.stash[TARGET]
+    run, target = run_of(config), config.stash[TARGET]
     _launch_bundled(config)
-    if not users_server(config) or option.no_preflight or option.plan or option.collectonly \
-            or hasattr(config, "workerinput") or preflight.checked_before(target.base_url):
+    if run.bundled or run.no_preflight or run.plan or config.option.collectonly \
+            or hasattr(config, "workerinput") or run.checked:
         return
     try:
         config.stash[PREFLIGHT_NOTES] = preflight.check(target)
@@ -88,9 +46,9 @@ def _launch_bundled(config: pytest.Config) -> None:
     """No base URL, one process: the bundled reference server starts now, while pytest
     collects (a second of start-up on the other core), and the `target` fixture waits for
     it. Not for --plan or --collect-only (they contact nothing), nor under pytest-xdist
-    (SharedReference starts it)."""
+    (settings.ToWorkers starts it)."""
     option = config.option
-    if config.stash[TARGET].base_url or option.plan or option.collectonly \
+    if config.stash[TARGET].base_url or run_of(config).plan or option.collectonly \
             or hasattr(config, "workerinput") or getattr(option, "numprocesses", None) \
             or not any(_in_suites(arg) for arg in config.args):
         return
@@ -136,7 +94,7 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
 def users_server(config: pytest.Config) -> bool:
     """Whether the target is the user's (a base URL given), not the bundled reference server
     (which boardcert starts and waits for)."""
-    return bool(config.option.base_url or os.environ.get(ENV["base_url"]))
+    return not run_of(config).bundled
 
 
 @pytest.fixture(scope="session")
@@ -144,12 +102,11 @@ def client(target: Target, request: pytest.FixtureRequest) -> Iterator[Client]:
     """One keep-alive client per worker. When nothing checked the target before (pytest run
     directly with --no-preflight), it stops the run (exit 3) if the target is unreachable; the
     preflight already did, on the xdist controller before any test reaches a worker, or in
-    `boardcert run` (preflight.checked_before)."""
+    `boardcert run` (Run.checked)."""
     client = Client(target)
     request.config.stash[CLIENT] = client
-    config = request.config
-    unchecked = users_server(config) and config.option.no_preflight \
-        and not preflight.checked_before(target.base_url)
+    run = run_of(request.config)
+    unchecked = not run.bundled and run.no_preflight and not run.checked
     try:
         why = preflight.reachable(client) if unchecked else None  # an answer's faults: tests'
     except ConfigError as exc:  # a TLS handshake refused: http or https?

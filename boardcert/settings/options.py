@@ -1,6 +1,7 @@
 """The options of a run, declared once: the pytest plugin adds them to pytest (group
-"boardcert"), `boardcert run` to its own parser (so that `boardcert run --help` shows them) and
-hands those given on to pytest. `config.resolve` reads the target's share of them (and the
+"boardcert"), `boardcert run` to its own parser (so that `boardcert run --help` shows them);
+both resolve them into one run (boardcert.settings.run), which `boardcert run` hands to pytest
+whole. `config.resolve` reads the target's share of them (and the
 BOARDCERT_* variables that stand in for some). Light to import: the CLI's parser needs it."""
 
 from __future__ import annotations
@@ -35,12 +36,6 @@ class Option:
         if self.switch:
             return {"action": "store_true", "default": False, "help": help}
         return {"default": None, "help": help, "type": self.type, "metavar": self.metavar}
-
-    def argv(self, value: Any) -> list[str]:
-        """The option as pytest's argument, for a value given (none for one not given)."""
-        if self.switch:
-            return [self.flag] if value else []
-        return [] if value is None or value == "" else [f"{self.flag}={value}"]
 
 
 OPTIONS = (

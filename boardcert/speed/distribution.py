@@ -21,8 +21,6 @@ from typing import Any
 
 import pytest
 
-from boardcert.settings import workers  # light: the speed plugin loads before boardcert's others
-
 PROPERTIES = "test_properties.py::"  # the module whose items are units of their own
 STATEFUL = "::TestBoardWorkflow"  # its parts: TestBoardWorkflow, TestBoardWorkflow2, ...
 # Requests a test sends one after another, roughly (a run against the reference server): what
@@ -49,8 +47,11 @@ def pytest_cmdline_main(config: pytest.Config) -> Any:
     unless --dist is given, boardcert's own distribution (a module's tests stay together:
     --dist loadfile is what pytest-xdist falls back to without this plugin's scheduler).
     (--plan runs in one process: boardcert.pytest.plan.)"""
+    from boardcert.pytest.settings import run_of
+
     option = config.option
-    if getattr(option, "numprocesses", None) and not option.plan and option.dist == "no" \
+    if getattr(option, "numprocesses", None) and not run_of(config).plan \
+            and option.dist == "no" \
             and not getattr(option, "distload", False):
         option.dist = "loadfile"
         config.stash[OURS] = True
@@ -90,7 +91,9 @@ def pytest_configure(config: pytest.Config) -> None:
 def given_in_flight(config: pytest.Config) -> int:
     """The requests in flight given to the run; 1 when none is (a worker may still measure
     its own)."""
-    return workers.given_in_flight(config.getoption("in_flight", None)) or 1
+    from boardcert.pytest.settings import run_of
+
+    return run_of(config).in_flight or 1
 
 
 def cost(nodeid: str, in_flight: int = 1) -> float:

@@ -29,6 +29,7 @@ from boardcert.http.client import Client
 from boardcert.pytest import together
 from boardcert.pytest.together import Done, Job, Lanes, Plan
 from boardcert.settings import workers
+from boardcert.settings.run import in_session
 
 T = TypeVar("T")
 
@@ -116,7 +117,7 @@ def _decide(config: pytest.Config) -> int:
     from boardcert.pytest.stash import CLIENT, TARGET
     from boardcert.pytest.target import users_server
 
-    given = workers.given_in_flight(config.getoption("in_flight", None))
+    given = in_session(config).in_flight
     if given is not None:
         return given
     target, client = config.stash.get(TARGET, None), config.stash.get(CLIENT, None)

@@ -27,10 +27,10 @@ from typing import Any
 import pytest
 
 from boardcert.discovery import Discovery, Finding, discover, organization_of
-from boardcert.http import preflight
 from boardcert.http.api import Api
 from boardcert.http.client import Client
 from boardcert.http.redact import Redactor
+from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import LEFT_BEHIND, TARGET
 from boardcert.settings.config import NotAssessed, Target
 from boardcert.suite.ledger import Ledger
@@ -97,7 +97,7 @@ class SharedDiscovery:
         probes start now, while pytest-xdist starts the workers (in its own sessionstart,
         trylast): waiting on the server while the workers start."""
         target = self.config.stash[TARGET]
-        if self.wanted() and preflight.checked_before(target.base_url):
+        if self.wanted() and run_of(self.config).checked:
             self.early = Probe(target)
 
     @pytest.hookimpl(wrapper=True)
@@ -121,7 +121,7 @@ class SharedDiscovery:
 
         option, target = self.config.option, self.config.stash[TARGET]
         return bool(getattr(option, "numprocesses", None)) and bool(target.base_url) \
-            and not (target.read_only or option.plan or option.collectonly) \
+            and not (target.read_only or run_of(self.config).plan or option.collectonly) \
             and any(_in_suites(arg) for arg in self.config.args)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:

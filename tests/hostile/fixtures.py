@@ -9,7 +9,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from boardcert.http.preflight import CHECKED
 from boardcert.settings.config import ENV
 from hostile.servers import Servers
 
@@ -24,5 +23,5 @@ def servers() -> Iterator[Servers]:
 @pytest.fixture
 def no_target_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """No BOARDCERT_* variable of the machine's reaches the runs the test starts."""
-    for name in (*ENV.values(), CHECKED):
+    for name in ENV.values():
         monkeypatch.delenv(name, raising=False)

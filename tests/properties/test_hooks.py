@@ -27,9 +27,9 @@ def test_an_invalid_budget_is_a_usage_error_naming_the_flag(value):
     """A bad --budget stops the run at start-up with a message naming --budget."""
     with pytest.raises(ConfigError, match="--budget"):
         properties.parse_budget(value)
-    config = SimpleNamespace(option=SimpleNamespace(hypothesis_seed=None),
-                             getoption=lambda name, default=None: value if name == "budget"
-                             else default)
+    option = SimpleNamespace(hypothesis_seed=None, budget=value)
+    config = SimpleNamespace(option=option, stash={}, getoption=lambda name, default=None:
+                             getattr(option, name, default))
     with pytest.raises(pytest.UsageError, match="--budget"):
         hooks.pytest_configure(config)
 
@@ -43,7 +43,8 @@ def test_the_seed_is_fixed_unless_given():
         for seed, hypothesis_seed, expected in ((None, None, properties.DEFAULT_SEED),
                                                 (42, None, 42), (None, "43", 43), (44, "44", 44)):
             option = SimpleNamespace(hypothesis_seed=hypothesis_seed, seed=seed)
-            config = SimpleNamespace(option=option, getoption=lambda name, default=None, o=option:
+            config = SimpleNamespace(option=option, stash={},
+                                     getoption=lambda name, default=None, o=option:
                                      getattr(o, name, default))
             hooks.pytest_configure(config)
             assert run.seed == expected and int(option.hypothesis_seed) == expected
@@ -58,7 +59,7 @@ def test_the_seed_is_fixed_unless_given():
 def test_seeds_that_cannot_be_used_are_usage_errors(seed, hypothesis_seed, words):
     """Two seeds that disagree, or one that is no integer, stop the run at start-up."""
     option = SimpleNamespace(hypothesis_seed=hypothesis_seed, seed=seed)
-    config = SimpleNamespace(option=option, getoption=lambda name, default=None:
+    config = SimpleNamespace(option=option, stash={}, getoption=lambda name, default=None:
                              getattr(option, name, default))
     saved = (properties.RUN.budget, properties.RUN.seed)
     try:

@@ -108,3 +108,18 @@ def test_faulty_server_gets_the_serial_evidence(name, runs):
     assert serial.keys() == side_by_side.keys()
     assert {t: _shape(x) for t, x in side_by_side.items()} == \
         {t: _shape(x) for t, x in serial.items()}
+
+
+def test_the_tests_a_batch_counts_ahead_are_tests_of_the_auth_suite():
+    """The test names suites/auth_batch.py counts boards for are tests of suites/test_auth.py
+    (a renamed test would quietly stop its boards being built ahead)."""
+    import ast
+
+    from boardcert.paths import SUITES
+
+    named = {node.targets[0].id: node.value.value
+             for node in ast.parse((SUITES / "auth_batch.py").read_text()).body
+             if isinstance(node, ast.Assign) and node.targets[0].id.endswith("_TEST")}
+    tests = {node.name for node in ast.parse((SUITES / "test_auth.py").read_text()).body
+             if isinstance(node, ast.FunctionDef)}
+    assert len(named) == 3 and set(named.values()) <= tests, named

@@ -1,5 +1,9 @@
 """junit.xml that JUnit consumers read as meant (a pytest plugin module, loaded with
-boardcert.pytest.plugin; inert without `--junitxml`). Two files from pytest's one:
+boardcert.pytest.plugin; inert without `--junitxml`). It takes `--junitxml` from pytest's
+junitxml and writes two files itself, from the reports the controller receives and the records
+they carry (boardcert.outputs.record): the testcases pytest's junitxml writes (family xunit1;
+captured output is not written, as pytest's default junit_logging=no), each failure's message
+its record's headline, each test's properties its own and its records':
 
 - `junit.xml` validates against the Jenkins xunit plugin's junit-10.xsd
   (tests/data/junit-10.xsd): a `<testcase>` holds no `<properties>` and no file/line
@@ -21,12 +25,16 @@ ran it: paths relative to the rootdir.
 from __future__ import annotations
 
 import json
-import re
+import platform
+import time
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
-from _pytest.junitxml import mangle_test_address, xml_key
+from _pytest.junitxml import xml_key  # where Hypothesis and record_testsuite_property find it
 
 from boardcert.interface import requirements
 from boardcert.outputs.record import RECORD, Record
@@ -37,43 +45,199 @@ from boardcert.settings.run import in_session
 MESSAGE_MAX = 200
 TEXT_MAX = 8000
 CURLS_SHOWN, CURL_MAX = 3, 1000  # a failed test's curl lines in its <system-out>
-FAMILY = "xunit1"
 EVIDENCE, REPRODUCE = "evidence", "reproduce"
 DOCS = "docs"  # a failure's requirements, explained: their entries in docs/requirements.md
 # What junit-10.xsd allows on a <testcase>; xunit1 adds file and line.
 CASE_ATTRIBUTES = ("name", "assertions", "time", "classname", "status")
-_REQUIREMENT = re.compile(r"\[[A-Z][A-Z0-9-]+\]")
-_EXCEPTION = re.compile(r"^(?:[\w.]+\.)?\w*(?:Error|Exception|Violation\w*|Failed|Group)"
-                        r"(?: \(\d+ sub-exceptions?\))?: ")
+# Characters XML cannot hold, shown as pytest shows them ("#x1B"): C0 controls but tab and
+# line ends, DEL, surrogates, U+FFFE and U+FFFF.
+_ILLEGAL = {c: f"#x{c:02X}" if c <= 0xFF else f"#x{c:04X}"
+            for c in [*range(0x20), 0x7F, *range(0xD800, 0xE000), 0xFFFE, 0xFFFF]
+            if c not in (0x9, 0xA, 0xD)}
 
 
-@pytest.hookimpl(trylast=True)
+@pytest.hookimpl(tryfirst=True)  # before pytest's junitxml, which then writes nothing
 def pytest_configure(config: pytest.Config) -> None:
-    xml = config.stash.get(xml_key, None)
-    if xml is not None:  # junit.xml is made strict whatever the family: this one keeps file/line
-        xml.family = FAMILY
-        config.pluginmanager.register(Records(), "boardcert-junit-records")
+    path = config.option.xmlpath
+    if not path or hasattr(config, "workerinput"):
+        return
+    config.option.xmlpath = None
+    writer = JUnit(Path(path).expanduser().absolute(), config)
+    config.stash[xml_key] = writer  # type: ignore[assignment]  # add_global_property, family
+    config.pluginmanager.register(writer, "boardcert-junit")
 
 
-class Records:
-    """Each test's records (boardcert.outputs.record), its phases' one after the other, as
-    the controller receives them (from pytest-xdist's workers too), by (classname, name)."""
+def escape(value: object) -> str:
+    """Text XML can hold, as pytest's junitxml makes it."""
+    return str(value).translate(_ILLEGAL)
 
-    def __init__(self) -> None:
-        self.tests: dict[tuple[str, str], list[Record]] = {}
+
+@dataclass
+class Case:
+    """One <testcase>, as pytest's junitxml would write it."""
+
+    attributes: dict[str, str] = field(default_factory=dict)
+    duration: float = 0.0
+    properties: list[tuple[str, str]] = field(default_factory=list)
+    nodes: list[ET.Element] = field(default_factory=list)
+
+    def element(self) -> ET.Element:
+        case = ET.Element("testcase", self.attributes, time=f"{self.duration:.3f}")
+        if self.properties:
+            held = ET.SubElement(case, "properties")
+            for name, value in self.properties:
+                ET.SubElement(held, "property", name=name, value=value)
+        case.extend(self.nodes)
+        return case
+
+
+class JUnit:
+    """Writes junit.xml and junit-properties.xml at the end of the session from the reports
+    the controller receives (from pytest-xdist's workers too) and the records they carry:
+    the testcases of pytest's junitxml (family xunit1), a failure's message its record's
+    headline, its properties the test's own and its records'."""
+
+    family = "xunit1"  # what pytest's record_property asks of the writer
+
+    def __init__(self, path: Path, config: pytest.Config) -> None:
+        self.path, self.config = path, config
+        self.suite_name = config.getini("junit_suite_name")
+        self.prefix = config.option.junitprefix
+        self.open: dict[tuple[str, Any], Case] = {}
+        self.cases: list[Case] = []
+        self.records: dict[tuple[str, Any], list[Record]] = {}  # a test's, phase after phase
+        self.failed_calls: dict[tuple[str, Any], pytest.TestReport] = {}  # teardown to come
+        self.stats = dict.fromkeys(("error", "passed", "failure", "skipped"), 0)
+        self.doubles = 0  # tests counted twice: a passing call and an error at teardown
+        self.global_properties: list[tuple[str, str]] = []
+        self.started, self.clock = datetime.now(UTC), time.perf_counter()
+
+    def add_global_property(self, name: str, value: object) -> None:
+        """As pytest's writer does (Hypothesis's statistics, record_testsuite_property)."""
+        self.global_properties.append((name, escape(value)))
+
+    def pytest_sessionstart(self) -> None:
+        self.started, self.clock = datetime.now(UTC), time.perf_counter()
+
+    def case(self, key: tuple[str, Any]) -> Case:
+        if key not in self.open:
+            self.open[key] = Case()
+            self.cases.append(self.open[key])
+        return self.open[key]
+
+    def opened(self, key: tuple[str, Any], report: Any) -> Case:
+        """The test's testcase, named: its classname, name, file and line."""
+        case = self.case(key)
+        path, bracket, params = report.nodeid.partition("[")
+        names = path.split("::")
+        names[0] = names[0].replace("/", ".").removesuffix(".py")
+        names[-1] += bracket + params
+        place = {"file": report.location[0]} | (
+            {"line": str(report.location[1])} if report.location[1] is not None else {})
+        case.attributes = {"classname": ".".join([*([self.prefix] if self.prefix else []),
+                                                  *names[:-1]]),
+                           "name": escape(names[-1]), **place} | case.attributes
+        return case
+
+    def add(self, case: Case, tag: str, message: str, text: str | None = None,
+            **attributes: str) -> None:
+        self.stats[tag] += 1
+        node = ET.Element(tag, attributes, message=message)
+        node.text = text
+        case.nodes.append(node)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        key = (report.nodeid, getattr(report, "node", None))
         found = record_of(report)
-        names = mangle_test_address(report.nodeid)
         if found:
-            self.tests.setdefault((".".join(names[:-1]), names[-1]), []).append(found)
+            self.records.setdefault(key, []).append(found)
+        if report.passed and report.when == "call":
+            self.opened(key, report)
+            self.stats["passed"] += 1
+        elif report.failed:
+            self.failed(key, report, found)
+        elif report.skipped:
+            self.skipped(self.opened(key, report), report)
+        self.case(key).duration += getattr(report, "duration", 0.0)
+        if report.when == "teardown":
+            self.opened(key, report)
+            self.finish(key, report)
+            self.failed_calls.pop(key, None)
+            self.records.pop(key, None)
 
-    @pytest.hookimpl(trylast=True)  # after pytest's junitxml wrote the file
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        xml = session.config.stash.get(xml_key, None)
-        path = Path(xml.logfile) if xml is not None else None
-        if path is not None and path.is_file():
-            tidy(path, session.config.rootpath, in_session(session.config).docs_url, self.tests)
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if not report.passed:  # a module that could not be collected, as pytest says it
+            case = self.opened((report.nodeid, getattr(report, "node", None)), report)
+            self.add(case, "error" if report.failed else "skipped",
+                     "collection failure" if report.failed else "collection skipped",
+                     escape(report.longrepr))
+
+    def failed(self, key: tuple[str, Any], report: pytest.TestReport, found: Record) -> None:
+        """A failure (of the test's body) or an error (of its set-up or teardown); a call that
+        failed and a teardown that broke are two testcases (junit's schema)."""
+        if report.when == "teardown":
+            if key in self.failed_calls:
+                self.finish(key, self.failed_calls.pop(key))
+            else:
+                self.doubles += key in self.open
+        case = self.opened(key, report)
+        crash = getattr(report.longrepr, "reprcrash", None)
+        said = crash.message if crash is not None else str(report.longrepr)
+        title = found.headline or (said.strip().splitlines() or ["failed"])[0]
+        title = title if len(title) < MESSAGE_MAX else title[:MESSAGE_MAX - 2] + "…"
+        if report.when != "call":
+            self.add(case, "error", escape(title), cap(escape(report.longrepr)))
+        elif hasattr(report, "wasxfail"):
+            self.add(case, "skipped", "xfail-marked test passes unexpectedly", "None")
+        else:
+            self.add(case, "failure", escape(title), cap(escape(report.longrepr)))
+            self.failed_calls[key] = report
+
+    def skipped(self, case: Case, report: pytest.TestReport) -> None:
+        if hasattr(report, "wasxfail"):
+            reason = escape(report.wasxfail.removeprefix("reason: "))
+            self.add(case, "skipped", reason, type="pytest.xfail")
+            return
+        filename, line, reason = report.longrepr  # type: ignore[misc]
+        reason = reason.removeprefix("Skipped: ")
+        self.add(case, "skipped", escape(reason), escape(f"{filename}:{line}: {reason}"),
+                 type="pytest.skip")
+
+    def finish(self, key: tuple[str, Any], report: pytest.TestReport) -> None:
+        """The testcase closed: the test's properties, its records', and, for a failure, where
+        each requirement it failed is explained."""
+        case = self.open.pop(key)
+        case.properties = [(str(n), escape(v)) for n, v in report.user_properties
+                           if n != RECORD]
+        case.properties += [(n, escape(v)) for n, v in record_properties(
+            self.records.get(key, []))]
+        named = dict(case.properties)
+        ids = named.get("failed_requirements") or named.get("requirements") or ""
+        if ids and any(node.tag == "failure" for node in case.nodes):
+            case.properties.append((DOCS, docs(ids.split(), in_session(self.config).docs_url)))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self) -> None:
+        suite = ET.Element("testsuite", name=self.suite_name, errors=str(self.stats["error"]),
+                           failures=str(self.stats["failure"]),
+                           skipped=str(self.stats["skipped"]),
+                           tests=str(sum(self.stats.values()) - self.doubles),
+                           time=f"{time.perf_counter() - self.clock:.3f}",
+                           timestamp=self.started.astimezone().isoformat(),
+                           hostname=platform.node())
+        if self.global_properties:
+            held = ET.SubElement(suite, "properties")
+            for name, value in self.global_properties:
+                ET.SubElement(held, "property", name=name, value=value)
+        cases = [case.element() for case in self.cases]
+        suite.extend(cases)
+        root = ET.Element("testsuites", name="pytest tests")
+        root.append(suite)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _write(ET.ElementTree(root), properties_path(self.path), self.config.rootpath)
+        for case in cases:
+            strict(case)
+        _write(ET.ElementTree(root), self.path, self.config.rootpath)
 
 
 def record_properties(records: list[Record]) -> list[tuple[str, str]]:
@@ -98,40 +262,6 @@ def record_properties(records: list[Record]) -> list[tuple[str, str]]:
 def properties_path(path: Path) -> Path:
     """Where the form with testcase properties goes: junit.xml -> junit-properties.xml."""
     return path.with_name(f"{path.stem}-properties{path.suffix}")
-
-
-def tidy(path: Path, root: Path, docs_url: str | None = None,
-         records: dict[tuple[str, str], list[Record]] | None = None) -> None:
-    """Rewrite pytest's junit.xml: one-line messages, capped texts, no directory of this
-    machine, a failure's `docs` (where each requirement it failed is explained); the form
-    with testcase properties to properties_path(path), the junit-10.xsd form (the properties
-    as <system-out> lines) to the path itself."""
-    tree = ET.parse(path)
-    cases = list(tree.getroot().iter("testcase"))
-    for case in cases:
-        held = case.find("properties")
-        mine = (records or {}).get((case.get("classname") or "", case.get("name") or ""), [])
-        added = record_properties(mine)
-        if added and held is None:
-            held = ET.Element("properties")
-            case.insert(0, held)
-        for name, value in added:
-            ET.SubElement(held, "property", name=name, value=value)
-        if held is not None:
-            for dropped in [p for p in held if p.get("name") == RECORD]:
-                held.remove(dropped)
-        properties = {p.get("name"): p.get("value") or "" for p in case.iter("property")}
-        ids = (properties.get("failed_requirements") or properties.get("requirements") or "")
-        for element in [*case.findall("failure"), *case.findall("error")]:
-            text = element.text or ""
-            element.set("message", headline(element.get("message") or text, text, ids.split()))
-            element.text = cap(text)
-        if case.find("failure") is not None and ids and held is not None:
-            ET.SubElement(held, "property", name=DOCS, value=docs(ids.split(), docs_url))
-    _write(tree, properties_path(path), root)
-    for case in cases:
-        strict(case)
-    _write(tree, path, root)
 
 
 def docs(ids: list[str], docs_url: str | None) -> str:
@@ -188,19 +318,6 @@ def _write(tree: ET.ElementTree, path: Path, root: Path) -> None:
     tree.write(path, encoding="utf-8", xml_declaration=True)
     path.write_text(without_machine_paths(path.read_text(encoding="utf-8"), root),
                     encoding="utf-8")
-
-
-def headline(message: str, text: str, requirements: list[str]) -> str:
-    """One line naming the requirement and what is wrong: the first line of the message (or
-    text) that names a requirement, else its first line with the test's requirements before."""
-    lines = [_EXCEPTION.sub("", line.strip()) for line in f"{message}\n{text}".splitlines()]
-    lines = [line for line in lines if line]
-    line = next((x for x in lines if _REQUIREMENT.match(x)), None)
-    if line is None:
-        first = lines[0] if lines else "failed"
-        named = " ".join(f"[{i}]" for i in requirements)
-        line = f"{named} {first}" if named else first
-    return line if len(line) < MESSAGE_MAX else line[:MESSAGE_MAX - 2] + "…"
 
 
 def cap(text: str) -> str:

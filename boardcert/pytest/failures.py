@@ -70,6 +70,9 @@ def _record(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestR
         [e.as_dict() for e in exchanges_of(item)[-EXCHANGES_SHOWN:]]
     record = replace(record, evidence=tuple(exchanges), failed_requirements=tuple(
         dict.fromkeys(i for v in found for i in v.requirements)))
+    record = replace(record, headline=headline(
+        exc, found, record.failed_requirements or tuple(requirement_ids(item)), call.when,
+        getattr(report.longrepr, "reprcrash", None)))
     if exchanges:
         report.sections.append((EVIDENCE_SECTION, evidence_text(exchanges)))
         if item.config.pluginmanager.has_plugin("allure_listener"):
@@ -88,6 +91,21 @@ def _record(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestR
             report.sections.append(("boardcert", f"{BUG}: {record.boardcert_error} in "
                                                  f"{item.nodeid}"))
     return record
+
+
+def headline(exc: BaseException, found: list[Violation], ids: tuple[str, ...], when: str,
+             crash: Any) -> str:
+    """The failure in one line: the first line of its violations that names one of their
+    requirements (`[ID] ...`), else what broke (its exception's first line, or pytest's "failed
+    on setup with ..." for a set-up or teardown) after the requirements it counts against."""
+    named = next((line.strip() for v in found for line in str(v).splitlines()
+                  if any(line.strip().startswith(f"[{i}]") for i in v.requirements)), None)
+    if named is not None:
+        return named
+    text = str(exc) if when == "call" else \
+        f'failed on {when} with "{crash.message if crash is not None else exc}"'  # pytest's
+    said = next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)
+    return f"{' '.join(f'[{i}]' for i in ids)} {said}" if ids else said
 
 
 def _reproduction(item: pytest.Item, report: pytest.TestReport, found: list[Violation],

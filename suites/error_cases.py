@@ -13,6 +13,7 @@ import pytest
 from boardcert.for_suites import Board, fill, placeholders, spec, unique
 
 JSON_TYPE = {"Content-Type": "application/json"}
+NAME_MAX = spec.name_limit()[1]  # op 16's name: at most this many characters (25000)
 # Ids that name nothing: too big for any integer column, and not a number at all.
 MISSING = ("99999999999999999999999999999", "bc-no-such-id")
 
@@ -130,7 +131,7 @@ def _move_missing(value: str) -> Make:
 
 
 def _too_long(board: Board, request: pytest.FixtureRequest) -> Case:
-    return Case(16, board_path(board, 16), json={"name": "a" * 25001})
+    return Case(16, board_path(board, 16), json={"name": "a" * (NAME_MAX + 1)})
 
 
 # --- the cases, each sent once; the tests below judge them ---------------------------------
@@ -160,7 +161,7 @@ def _specs() -> dict[str, Spec]:
               for n, parameter in UNKNOWN for i, value in enumerate(MISSING)]
     specs += [Spec(f"op18-unknown-card-in-body-{i + 1}", 18, _move_missing(value))
               for i, value in enumerate(MISSING)]
-    specs.append(Spec("op16-name-25001", 16, _too_long, True))
+    specs.append(Spec(f"op16-name-{NAME_MAX + 1}", 16, _too_long, True))
     return {s.id: s for s in specs}
 
 

@@ -17,7 +17,7 @@ from functools import partial
 from typing import Any
 
 import pytest
-from error_cases import JSON_TYPE, MISSING, SPECS, WATCHED_OPS, Case, Spec, board_path
+from error_cases import JSON_TYPE, MISSING, NAME_MAX, SPECS, WATCHED_OPS, Case, Spec, board_path
 
 from boardcert.for_suites import Api, Board, Exchange, NotAssessed, expect, project_state, together
 
@@ -217,7 +217,7 @@ def test_error_statuses_and_bodies_are_recorded(request, api, sent, observe):
     seen = _answers(request, api, {
         "name missing": partial(rename, json={}),
         "name a number": partial(rename, json={"name": 5}),
-        "name of 25001": partial(rename, json={"name": "a" * 25001}),
+        f"name of {NAME_MAX + 1}": partial(rename, json={"name": "a" * (NAME_MAX + 1)}),
         "body not JSON": partial(rename, content=b"{", headers=JSON_TYPE),
         "unknown card": partial(api.call, 16, path_params=path | {"cardId": MISSING[1]},
                                 json={"name": "x"}),

@@ -4,7 +4,11 @@ from the document (section 4 of the interface)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from boardcert.interface import spec
+from boardcert.settings.config import PLACEHOLDERS
 
 
 def test_twenty_eight_operations_in_order():
@@ -38,3 +42,71 @@ def test_links_lead_from_creation_to_what_uses_it():
     assert {3, 4, 5, 7} <= set(links)
     assert all("{projectId}" in spec.operation(n).path for n in links)
     assert spec.operation(26).links == ()
+
+
+def test_the_name_limit_is_the_spec_s_max_length():
+    """Section 8's one limit (op 16's name, 25000) is read from the maxLength of the spec."""
+    assert spec.name_limit() == (16, 25000)
+
+
+def section_4() -> dict[int, dict[str, str]]:
+    """The rows of section 4's table of spec/interface.md, by number."""
+    text = (Path(__file__).resolve().parents[1] / "spec" / "interface.md").read_text()
+    rows = re.findall(r"^\| (\d+) \| (\w+) \| (\S+) \| ([^|]*) \| ([^|]*) \|$", text, re.M)
+    return {int(n): {"method": m, "path": p, "request": r, "response": a}
+            for n, m, p, r, a in rows}
+
+
+def test_section_4_is_read_whole():
+    """The table of section 4 has a row for each of the 28 operations, as the spec has them."""
+    table = section_4()
+    assert sorted(table) == list(range(1, 29))
+    assert all(spec.operation(n).path == row["path"] for n, row in table.items())
+
+
+def test_profile_keys_are_the_parameters_the_interface_gives_no_value():
+    """x-profile-key: an operation needs the profile's plugin_id where its path has pluginId,
+    and its entity_id where its path or request names entityId (ops 23-28)."""
+    for number, row in section_4().items():
+        keys = spec.operation(number).profile_keys
+        assert ("plugin_id" in keys) == ("{pluginId}" in row["path"]), number
+        assert ("entity_id" in keys) == ("entityId" in row["path"] + row["request"]), number
+    assert spec.profile_parameters() == {"pluginId": "plugin_id", "entityId": "entity_id"}
+
+
+def test_a_parameter_of_unshown_position_is_placed_by_the_profile():
+    """x-profile-place: only op 27's entityId, "whose position is not shown"; the profile's
+    plugin_data_entity_id places it."""
+    placed = {n: op.placed for n, op in spec.operations().items() if op.placed}
+    assert placed == {27: ("entityId", "plugin_data_entity_id")}
+    assert [n for n, row in section_4().items() if "position is not shown" in row["request"]] \
+        == [27]
+
+
+def test_project_values_are_what_an_order_or_a_move_names():
+    """x-project-values: an order of rows (op 8) or columns (op 12) names them all; a move
+    (ops 18, 19: the body has afterCardId and beforeCardId, rule 3) and an alias (op 20) name
+    cards of the project; move by metadata its metadata too. Each is a placeholder of the
+    profile's bodies (config.PLACEHOLDERS) and its operation sends a profile body."""
+    table = section_4()
+    valued = {n: set(op.project_values) for n, op in spec.operations().items()
+              if op.project_values}
+    assert valued[8] == {"row_ids"} and table[8]["path"].endswith("/order-rows")
+    assert valued[12] == {"column_ids"} and table[12]["path"].endswith("/order-columns")
+    moves = [n for n, row in table.items() if "afterCardId, beforeCardId" in row["request"]]
+    assert moves == [18, 19]
+    cards = {"card_ids", "after_card_id", "before_card_id", "other_column_id"}
+    assert valued[18] == valued[20] == cards and valued[19] == cards | {"key", "value"}
+    assert sorted(valued) == [8, 12, 18, 19, 20]
+    assert all(spec.operation(n).profile_body for n in valued)
+    assert set().union(*valued.values()) <= set(PLACEHOLDERS)
+
+
+def test_body_properties_are_those_section_4_names():
+    """An operation's body_properties are what section 4 says its body has (op 16's name, the
+    ids and anchors of ops 18 and 19); a body not shown names none."""
+    named = {n: op.body_properties for n, op in spec.operations().items() if op.body_properties}
+    assert named == {16: ("name",), 18: ("ids", "afterCardId", "beforeCardId"),
+                     19: ("afterCardId", "beforeCardId")}
+    for number, properties in named.items():
+        assert all(p in section_4()[number]["request"] for p in properties), number

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -24,10 +25,22 @@ class Operation:
     profile_body: str | None = None  # x-profile-body: the profile's `bodies.<name>` it sends
     response_schema: str | None = None  # component schema of the 200 body; None: not shown
     links: tuple[int, ...] = ()  # operations the 200 response's links lead to
+    body_properties: tuple[str, ...] = ()  # the properties its request body's schema names
+    # x-profile-key of its parameters: the profile's values it needs (plugin_id, entity_id)
+    profile_keys: tuple[str, ...] = ()
+    # x-profile-place: (parameter, profile key placing it) for one whose position is not shown
+    placed: tuple[str, str] | None = None
+    # x-project-values: what its profile body names of the project as it is now (read first)
+    project_values: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
         return f"{self.method} {self.path}"
+
+    @property
+    def path_parameters(self) -> tuple[str, ...]:
+        """The parameters of its path, in order."""
+        return tuple(re.findall(r"{(\w+)}", self.path))
 
     @property
     def body_shown(self) -> bool:
@@ -50,6 +63,9 @@ def operations() -> dict[int, Operation]:
     for number, (method, path, op) in sorted(raw.items()):
         security = op.get("security", document().get("security", []))
         ok = _response(op)
+        parameters = _parameters(op)
+        placed = next(((p["name"], p["x-profile-place"]) for p in parameters
+                       if "x-profile-place" in p), None)
         found[number] = Operation(
             number, method.upper(), path, op["operationId"],
             auth_required=bool(security) and all(scheme for scheme in security),
@@ -57,8 +73,19 @@ def operations() -> dict[int, Operation]:
             body_schema_shown="content" in op.get("requestBody", {}),  # not the NotShown body
             profile_body=op.get("x-profile-body"),
             response_schema=_schema_name(ok),
-            links=tuple(numbers[link["operationId"]] for link in (ok.get("links") or {}).values()))
+            links=tuple(numbers[link["operationId"]] for link in (ok.get("links") or {}).values()),
+            body_properties=tuple(_request_schema(op).get("properties", {})),
+            profile_keys=tuple(p["x-profile-key"] for p in parameters if "x-profile-key" in p),
+            placed=placed, project_values=tuple(op.get("x-project-values", ())))
     return found
+
+
+@cache
+def profile_parameters() -> dict[str, str]:
+    """Each parameter the profile supplies (x-profile-key), by name: {"pluginId": "plugin_id"}."""
+    return {p["name"]: p["x-profile-key"] for path in document()["paths"].values()
+            for method in METHODS if method in path
+            for p in _parameters(path[method]) if "x-profile-key" in p}
 
 
 @cache
@@ -69,6 +96,36 @@ def labels() -> dict[str, int]:
 
 def operation(number: int) -> Operation:
     return operations()[number]
+
+
+@cache
+def name_limit() -> tuple[int, int]:
+    """(operation, maximum length) of section 8's one limit, the card name's: the operation
+    whose request body's `name` declares a `maxLength` (op 16), and that maxLength."""
+    for number, op in operations().items():
+        raw = document()["paths"][op.path][op.method.lower()]
+        limit = _request_schema(raw).get("properties", {}).get("name", {}).get("maxLength")
+        if limit is not None:
+            return number, int(limit)
+    raise LookupError("spec/openapi.yaml declares no maxLength of a name")
+
+
+def _resolved(item: dict[str, Any], section: str) -> dict[str, Any]:
+    """`item`, or the component of `section` its $ref names."""
+    if "$ref" in item:
+        return document()["components"][section][item["$ref"].rsplit("/", 1)[-1]]
+    return item
+
+
+def _parameters(op: dict[str, Any]) -> list[dict[str, Any]]:
+    return [_resolved(p, "parameters") for p in op.get("parameters", [])]
+
+
+def _request_schema(op: dict[str, Any]) -> dict[str, Any]:
+    """The schema of the request body, where the spec shows one ({} where not)."""
+    body = _resolved(op.get("requestBody", {}), "requestBodies")
+    content = next(iter(body.get("content", {}).values()), {})
+    return _resolved(content.get("schema", {}), "schemas")
 
 
 def _response(op: dict[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from schemathesis.core import NotSet
 from boardcert.errors import ConfigError
 from boardcert.http.api import Api, ids_in_order, walk
 from boardcert.interface import spec
-from boardcert.interface.resources import DELETED_BY
+from boardcert.interface.resources import BY_NAME, CREATED_BY, DELETED_BY, Kind
 from boardcert.properties.cases import CaseInfo
 from boardcert.properties.judging import Judge
 from boardcert.properties.schema import operation_number
@@ -24,10 +24,13 @@ from boardcert.pytest.failures import unassessable
 from boardcert.pytest.together import PLAIN, Lanes
 from boardcert.settings.config import NotAssessed, Profile, fill
 from boardcert.suite.board import build as build_board
-from boardcert.suite.board import unique
+from boardcert.suite.board import shape, unique
 from boardcert.suite.ledger import Entry, Ledger
 
-DELETES = {number: kind.name for number, kind in DELETED_BY.items()}
+ANCHORS = ("afterCardId", "beforeCardId")  # a moved card's neighbours (rule 3 of section 4)
+# The factories' arguments for each kind a board holds (the project, then the row or column).
+FACTORY_PARENTS = {"project": (), "row": ("project",), "column": ("project", "row"),
+                   "card": ("project", "column")}
 
 
 @dataclass(repr=False)
@@ -49,12 +52,12 @@ class Arena:
     row: Any = None
     columns: list[Any] = field(default_factory=list)
     cards: list[Any] = field(default_factory=list)
-    metadata: tuple[str, str] | None = None  # (key, value) on cards[1], for op 19
-    data_key: str | None = None  # plugin data of cards[0], for op 27
+    metadata: tuple[str, str] | None = None  # (key, value) on cards[1], for move by metadata
+    data_key: str | None = None  # plugin data of cards[0], to read
     judge: Judge = field(init=False)
     _victims: dict[int, tuple[dict[str, str], Entry | None]] = field(default_factory=dict)
     _auth_confirmed: set[int] = field(default_factory=set)
-    _data: set[tuple[str, str, str]] = field(default_factory=set)
+    _recorded: set[tuple[str, tuple[tuple[str, str], ...]]] = field(default_factory=set)
     _built: bool = False
 
     def __post_init__(self) -> None:
@@ -84,8 +87,8 @@ class Arena:
         self.project, self.row, self.columns, self.cards = \
             board.project, board.row, board.columns, board.cards
         key, value = unique("meta"), "bc-value"
-        if self._setup_call(21, "add_card_metadata", dict(key=key, value=value),
-                            projectId=self.project.id, cardId=self.cards[1].id):
+        if self._create("card_metadata", dict(key=key, value=value),
+                        projectId=self.project.id, cardId=self.cards[1].id):
             self.metadata = (key, value)
         if self.plugin_id and self.entity_id:
             key = unique("data")
@@ -119,29 +122,41 @@ class Arena:
                 "column_id": self.columns[0].id, "other_column_id": self.columns[1].id,
                 "card_id": self.cards[0].id}
 
-    def _setup_call(self, number: int, body: str, values: dict[str, Any], **path: str) -> bool:
+    def _create(self, kind: str, values: dict[str, Any], **path: str) -> bool:
+        """Make one of `kind` with its first creating operation and the profile's body for it;
+        whether it answered 200."""
+        operation = spec.operation(BY_NAME[kind].creates[0])
         try:
-            json_body = self.body(body, values)
+            json_body = self.body(str(operation.profile_body), values)
         except (NotAssessed, ConfigError):
             return False
         # Not Api.call: a path parameter named `key` (ops 22, 25-27) is not the API key.
-        method = spec.operation(number).method
-        return self.api.client.request(method, self.api.path(number, **path),
+        return self.api.client.request(operation.method,
+                                       self.api.path(operation.number, **path),
                                        json=json_body).status == 200
 
     def _put_data(self, key: str) -> bool:
         path = dict(pluginId=self.plugin_id, entityId=self.entity_id, key=key)
-        if not self._setup_call(25, "put_plugin_data", dict(value="bc-value", **self._ids()),
-                                **path):
+        if not self._create("plugin_data", dict(value="bc-value", **self._ids()), **path):
             return False
-        self._record_data(path)
+        self._record(BY_NAME["plugin_data"], path)
         return True
 
-    def _record_data(self, path: dict[str, str]) -> None:
-        item = (path["pluginId"], path["entityId"], path["key"])
-        if item not in self._data:
-            self._data.add(item)
-            self.ledger.created("plugin_data", **path)
+    def _record(self, kind: Kind, path: dict[str, str], answer: Any = None) -> None:
+        """Record what a 2xx made (`Ledger.created`), under the path parameters its delete
+        takes; what the arena named itself, once."""
+        params = {k: v for k, v in path.items()
+                  if kind.deletes is not None and k in spec.operation(kind.deletes).path_parameters}
+        if kind.id_in == "given":
+            if kind.id_parameter not in params:  # not in the path (card metadata's key)
+                return
+            item = (kind.name, tuple(params.items()))
+            if item in self._recorded:
+                return
+            self._recorded.add(item)
+        parent = self.ledger.project(params["projectId"]) \
+            if kind.in_project and "projectId" in params else None
+        self.ledger.created(kind.name, parent, answer=answer, **params)
 
     # --- preparing a case ------------------------------------------------------------------
 
@@ -149,16 +164,18 @@ class Arena:
         """Point the case at this run's resources; `linked` names path parameters that a
         stateful link supplied (ids of this run's own resources, kept unless protected)."""
         number = operation_number(case)
-        if number == 2 and self.organization_id is None:
+        operation = spec.operation(number)
+        parameters = set(operation.path_parameters)
+        if "organizationId" in parameters and self.organization_id is None:
             pytest.skip(f"not assessed: no organization to create projects in ({self.broken})")
-        if number not in (1, 2):  # the others need ids of the board
+        if parameters - {"organizationId"}:  # ids of the board
             self.board()
         path = self._path(number, dict(case.path_parameters or {}), linked)
         if path:
             case.path_parameters = path
-        if number == 27:
-            self._place_entity(case)
-        if info.positive and spec.operation(number).profile_body:
+        if operation.placed:
+            self._place(case, *operation.placed)
+        if info.positive and operation.profile_body:
             body = self._profile_body(number, path)
             if body is not None:
                 case.body = _mix(body, case.body)
@@ -166,7 +183,7 @@ class Arena:
     def _path(self, number: int, given: dict[str, Any], linked: frozenset[str]) -> dict[str, str]:
         if not given:
             return {}
-        if number in DELETES:
+        if number in DELETED_BY:
             kept = {k: str(v) for k, v in given.items() if k in linked}
             if len(kept) == len(given) and not self._protected(number, kept):
                 return kept
@@ -181,11 +198,14 @@ class Arena:
                       "columnId": self.columns[0].id, "cardId": self.cards[0].id}
         if name in board:
             return board[name]
-        if name == "pluginId":
-            return self._need(self.plugin_id, "plugin_id", ("plugin_id",))
-        if name == "entityId":
-            return self._need(self.entity_id, "entity_id", ("entity_id",))
+        profile_key = spec.profile_parameters().get(name)
+        if profile_key is not None:
+            return self._need(self._profile_value(profile_key), profile_key, (profile_key,))
         return self._need(self.data_key, "plugin data (op 25 with the profile's body)")
+
+    def _profile_value(self, key: str) -> str | None:
+        """The profile's plugin_id, or its entity_id filled for the board."""
+        return self.entity_id if key == "entity_id" else self.plugin_id
 
     @staticmethod
     def _need(value: str | None, what: str, lacks: tuple[str, ...] = ()) -> str:
@@ -198,10 +218,11 @@ class Arena:
         board = {self.project.id, self.row.id, *(c.id for c in self.columns),
                  *(c.id for c in self.cards)}
         keys = {k for k in (self.metadata[0] if self.metadata else None, self.data_key) if k}
-        target = DELETED_BY[number].id_parameter
-        if number == 24:
-            return False  # the arena does not depend on a plugin being attached
-        return path.get(target) in (keys if target == "key" else board)
+        kind = DELETED_BY[number]
+        if kind.id_parameter == "key":
+            return path.get("key") in keys
+        # a plugin attachment: the arena does not depend on a plugin being attached
+        return kind.name in shape() and path.get(str(kind.id_parameter)) in board
 
     def _victim(self, number: int) -> dict[str, str]:
         """A resource made to be deleted by operation `number`, until a delete succeeds."""
@@ -210,45 +231,44 @@ class Arena:
         return self._victims[number][0]
 
     def _make_victim(self, number: int) -> tuple[dict[str, str], Entry | None]:
-        make, p = self.make, self.project
-        if number == 4:
-            made = make["project"]()
-            return {"projectId": made.id}, made.entry
-        if number == 9:
-            made = make["row"](p)
-            return {"projectId": p.id, "rowId": made.id}, made.entry
-        if number == 14:
-            made = make["column"](p, self.row)
-            return {"projectId": p.id, "columnId": made.id}, made.entry
-        if number == 17:
-            made = make["card"](p, self.columns[0])
-            return {"projectId": p.id, "cardId": made.id}, made.entry
-        if number == 22:
-            key = unique("meta")
-            if not self._setup_call(21, "add_card_metadata", dict(key=key, value="v"),
-                                    projectId=p.id, cardId=self.cards[0].id):
-                pytest.skip("not assessed: card metadata for op 22 (op 21 failed)")
-            return {"projectId": p.id, "cardId": self.cards[0].id, "key": key}, None
-        plugin = self._need(self.plugin_id, "plugin_id")
-        if number == 24:
-            if not self._setup_call(23, "attach_plugin", self._ids(), projectId=p.id,
-                                    pluginId=plugin):
-                pytest.skip("not assessed: an attached plugin for op 24 (op 23 failed)")
-            return {"projectId": p.id, "pluginId": plugin}, None
-        key = unique("data")
-        if not self._put_data(key):
-            pytest.skip("not assessed: plugin data for op 26 (op 25 failed)")
-        return {"pluginId": plugin, "entityId": self.entity_id or "", "key": key}, None
+        """A board kind made with the plugin's factory; card metadata, a plugin attachment or
+        plugin data with its creating operation and the profile's body."""
+        kind = DELETED_BY[number]
+        parameters = spec.operation(number).path_parameters
+        plugin = self._need(self.plugin_id, "plugin_id") if "pluginId" in parameters else ""
+        values = {"projectId": self.project.id, "cardId": self.cards[0].id, "pluginId": plugin,
+                  "entityId": self.entity_id or "", "key": unique("meta" if kind.in_project
+                                                                  else "data")}
+        entry = None
+        if kind.name in FACTORY_PARENTS:
+            parents = {"project": self.project, "row": self.row, "column": self.columns[0]}
+            made = self.make[kind.name](*(parents[p] for p in FACTORY_PARENTS[kind.name]))
+            values[str(kind.id_parameter)], entry = made.id, made.entry
+        elif not self._make_given(kind, values):
+            pytest.skip(f"not assessed: {kind.plural} for op {number} "
+                        f"(op {kind.creates[0]} failed)")
+        return {name: values[name] for name in parameters}, entry
 
-    def _place_entity(self, case: Any) -> None:
-        """Op 27's entityId goes where the profile says (the spec declares the query)."""
-        place = self.profile.data.get("plugin_data_entity_id") or {}
+    def _make_given(self, kind: Kind, values: dict[str, str]) -> bool:
+        """Card metadata (its value "v"), a plugin attached, or plugin data, for a victim."""
+        if kind.name == "plugin_data":
+            return self._put_data(values["key"])
+        if kind.name == "plugin":
+            return self._create("plugin", self._ids(), projectId=values["projectId"],
+                                pluginId=values["pluginId"])
+        return self._create(kind.name, dict(key=values["key"], value="v"),
+                            projectId=values["projectId"], cardId=values["cardId"])
+
+    def _place(self, case: Any, parameter: str, profile_key: str) -> None:
+        """A parameter whose position is not shown (op 27's entityId) goes where the profile's
+        `profile_key` says (the spec declares the query)."""
+        place = self.profile.data.get(profile_key) or {}
         entity = self._need(self.entity_id, "entity_id")
         if place.get("in") == "header":
             case.query = {}
             case.headers = {**(case.headers or {}), place["name"]: entity}
         else:
-            case.query = {place.get("name", "entityId"): entity}
+            case.query = {place.get("name", parameter): entity}
 
     def _profile_body(self, number: int, path: dict[str, str]) -> Any:
         """The profile's body for a positive case, or None to keep the generated (open) one."""
@@ -267,17 +287,20 @@ class Arena:
             body = self.body(name, values)
         except (NotAssessed, ConfigError, LookupError):
             return None
-        if number in (18, 19) and isinstance(body, dict) and values.get("after_card_id") \
-                and not {"afterCardId", "beforeCardId"} & set(body):
+        if set(ANCHORS) <= set(spec.operation(number).body_properties) \
+                and isinstance(body, dict) and values.get("after_card_id") \
+                and not set(ANCHORS) & set(body):
             body["afterCardId"] = values["after_card_id"]  # a server may require an anchor
         return body
 
     def _read_values(self, number: int, project: str, path: dict[str, str]) -> dict[str, Any]:
-        """Values a body needs from the project as it is now (rows, columns, cards); a
-        LookupError (or NotAssessed) when the answer does not show them."""
-        if number not in (8, 12, 18, 19, 20):
+        """What the body names of the project as it is now (the operation's x-project-values:
+        rows, columns, cards, metadata); a LookupError (or NotAssessed) when the answer of op 3
+        does not show them. The arena's own project: its cards as it made them."""
+        needs = spec.operation(number).project_values
+        if not needs:
             return {}
-        if project == self.project.id and number in (18, 19, 20):
+        if project == self.project.id and "card_ids" in needs:
             values = {"card_ids": [self.cards[0].id], "after_card_id": self.cards[2].id,
                       "before_card_id": self.cards[1].id}
             if self.metadata:
@@ -289,21 +312,22 @@ class Arena:
             raise LookupError("op 3 answered no JSON") from exc
         if not isinstance(view, dict):
             raise LookupError("op 3 answered no object")
-        rows = view.get("rows")
-        if number == 8:
-            return {"row_ids": _rotated(ids_in_order(rows, "rows"))}
-        if number == 12:
+        rows, values = view.get("rows"), {}
+        if "row_ids" in needs:
+            values["row_ids"] = _rotated(ids_in_order(rows, "rows"))
+        if "column_ids" in needs:
             row = next((r for r in walk(rows) if str(r.get("id")) == path.get("rowId")), None)
             if row is None:
                 raise LookupError(f"row {path.get('rowId')} is not in the project")
-            return {"column_ids": _rotated(ids_in_order(row.get("columns"), "columns"))}
-        cards = ids_in_order(view.get("cards"), "cards")
-        columns = [str(r["id"]) for r in walk(rows) if "id" in r and "columns" not in r]
-        values: dict[str, Any] = {"card_ids": cards[:1],
-                                  "after_card_id": cards[-1] if len(cards) > 1 else None,
-                                  "before_card_id": cards[1] if len(cards) > 1 else None,
-                                  "other_column_id": columns[-1]}
-        if number == 19:
+            values["column_ids"] = _rotated(ids_in_order(row.get("columns"), "columns"))
+        if "card_ids" in needs:
+            cards = ids_in_order(view.get("cards"), "cards")
+            columns = [str(r["id"]) for r in walk(rows) if "id" in r and "columns" not in r]
+            values |= {"card_ids": cards[:1],
+                       "after_card_id": cards[-1] if len(cards) > 1 else None,
+                       "before_card_id": cards[1] if len(cards) > 1 else None,
+                       "other_column_id": columns[-1]}
+        if "key" in needs:
             entries = [e for record in walk(view.get("cards"))
                        if isinstance(record.get("metadata"), list)
                        for e in record["metadata"] if isinstance(e, dict) and "id" in e]
@@ -324,25 +348,22 @@ class Arena:
             return
         number = operation_number(case)
         path = {k: str(v) for k, v in (case.path_parameters or {}).items()}
-        if number in DELETES and number in self._victims and self._victims[number][0] == path:
+        if number in DELETED_BY and number in self._victims \
+                and self._victims[number][0] == path:
             params, entry = self._victims.pop(number)
             if entry is not None:
                 self.ledger.forget(entry)
-        elif number in (2, 15):
-            self._record_created(number, path, response)
-        elif number == 25:
-            self._record_data(path)
-
-    def _record_created(self, number: int, path: dict[str, str], response: Any) -> None:
+            return
+        kind = CREATED_BY.get(number)
+        # what the arena can name: the id answered, or given in the path (not a row or column,
+        # found by a generated name; not what op 20 answers: the interface does not say)
+        if kind is None or kind.creates[0] != number or kind.id_in not in ("answer", "given"):
+            return
         try:
-            body = response.json()
+            answer = response.json() if kind.id_in == "answer" else None
         except ValueError:
             return
-        if number == 2:
-            self.ledger.created("project", answer=body)
-            return
-        self.ledger.created("card", self.ledger.project(path["projectId"]), answer=body,
-                            projectId=path["projectId"])
+        self._record(kind, path, answer)
 
     def validate(self, case: Any, response: Any, info: CaseInfo, key: bool = True) -> None:
         """Run the checks on the answer (`Judge.validate`): a violation names requirements."""

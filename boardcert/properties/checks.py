@@ -30,8 +30,8 @@ from boardcert.suite.board import unique
 #   status_code_conformance      SUCCESS-STATUS-200: every operation documents 200, 4XX and 5XX,
 #                                so only 1xx, 3xx and 2xx-but-not-200 are undocumented; 1xx and
 #                                3xx are dropped (the interface names no status for them).
-#   response_schema_conformance  the requirement of the 200 schema (SCHEMA_REQUIREMENT); a body
-#                                that does not parse is JSON-RESPONSES.
+#   response_schema_conformance  the requirement of the 200 schema (suite.checks'
+#                                SCHEMA_REQUIREMENT); a body that does not parse is JSON-RESPONSES.
 #   boardcert_json_payload       JSON-RESPONSES on every 2xx: no body, or one that parses as JSON
 #                                ("All payloads are JSON" speaks of the bytes).
 #   boardcert_key_required       AUTH-KEY-REQUIRED, in place of schemathesis's ignored_auth (which

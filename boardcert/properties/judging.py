@@ -43,16 +43,6 @@ from boardcert.pytest.markers import requirement_ids as marked_requirement_ids
 from boardcert.pytest.together import PLAIN, Lanes
 from boardcert.suite import checks
 
-SCHEMA_REQUIREMENT = {
-    "Project": "PROJECT-TOP-LEVEL",
-    "Card": "CARD-FIELD-TYPES",
-    "RowsResponse": "ROWS-PROPERTY-REQUIRED",
-    "UsersMe": "USERS-ME-PROPERTIES",
-    "PluginsResponse": "PLUGINS-PROPERTY",
-    "ExchangeCodeResponse": "EXCHANGE-USER-TOKEN",
-}
-REMOVED_PROPERTY = {"UsersMe": ("accessTokens", "USERS-ME-NO-ACCESS-TOKENS"),
-                    "ExchangeCodeResponse": ("accessToken", "EXCHANGE-NO-ACCESS-TOKEN")}
 NAME_REQUIREMENTS = ("CARD-NAME-REQUIRED", "CARD-NAME-STRING", "CARD-NAME-MAX-REJECTED",
                      "CARD-NAME-MAX-ACCEPTED")
 
@@ -62,9 +52,9 @@ def requirement_ids(number: int, negative: bool = True) -> list[str]:
     ids = ["NO-SERVER-ERROR", "SUCCESS-STATUS-200", "JSON-RESPONSES"]
     schema_name = spec.operation(number).response_schema
     if schema_name:
-        ids.append(SCHEMA_REQUIREMENT[schema_name])
-        if schema_name in REMOVED_PROPERTY:
-            ids.append(REMOVED_PROPERTY[schema_name][1])
+        ids.append(checks.SCHEMA_REQUIREMENT[schema_name])
+        if schema_name in checks.REMOVED_PROPERTY:
+            ids.append(checks.REMOVED_PROPERTY[schema_name][1])
         ids += [c.requirement for c in checks.checks_for(number) if c.requirement not in ids]
     if spec.operation(number).auth_required:
         ids.append("AUTH-KEY-REQUIRED")
@@ -123,13 +113,13 @@ def unchecked(seen: dict[int, Counter[int]], named: list[str],
 
 def _schema_requirement(number: int, failure: Failure) -> str:
     schema_name = spec.operation(number).response_schema or ""
-    removed = REMOVED_PROPERTY.get(schema_name)
+    removed = checks.REMOVED_PROPERTY.get(schema_name)
     path = list(getattr(failure, "schema_path", ()))
     if removed and "not" in path:  # not: {required: [..]}
         return removed[1]
     if schema_name == "Card" and path[-1:] == ["required"] and _lacks_only_card_records(failure):
         return "CARD-PLUGINS-PROJECTS"
-    return SCHEMA_REQUIREMENT.get(schema_name, "JSON-RESPONSES")
+    return checks.SCHEMA_REQUIREMENT.get(schema_name, "JSON-RESPONSES")
 
 
 def _lacks_only_card_records(failure: Failure) -> bool:

@@ -13,7 +13,8 @@ from boardcert.settings.this_run import RUN
 
 SEED_OPTION = "hypothesis_seed"  # dest of Hypothesis's own --hypothesis-seed
 
-EXACT_BODY_OP, NAME_MAX = 16, 25000  # op 16: the operation whose body the interface makes exact
+# op 16: the operation whose body the interface makes exact, and its name's maxLength (25000)
+EXACT_BODY_OP, NAME_MAX = spec.name_limit()
 ARENA_ID = "arena"  # every generated path id: the arena puts its own in (properties.arena)
 LABELS = spec.labels()
 

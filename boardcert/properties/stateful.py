@@ -21,17 +21,15 @@ from boardcert.properties.judging import answered, requirement_ids
 from boardcert.properties.schema import RUN, operation_number
 from boardcert.settings.config import Profile
 
-PROFILE_NEEDS = {23: ("plugin_id",), 24: ("plugin_id",), 25: ("plugin_id", "entity_id"),
-                 26: ("plugin_id", "entity_id"), 27: ("plugin_id", "entity_id"),
-                 28: ("plugin_id", "entity_id")}
-
 
 def not_assessable(profile: Profile | None) -> list[int]:
-    """Operations whose path values the profile lacks: their items are skipped "not assessed",
-    and the state machine leaves them out (a skip there would skip every scenario)."""
+    """Operations whose path values the profile lacks (their parameters' x-profile-key): their
+    items are skipped "not assessed", and the state machine leaves them out (a skip there would
+    skip every scenario)."""
     if profile is None:
         return []
-    return [n for n, keys in PROFILE_NEEDS.items() if not all(profile.has(k) for k in keys)]
+    return [n for n, op in spec.operations().items()
+            if not all(profile.has(key) for key in op.profile_keys)]
 
 
 def state_machine(schema: Any) -> type:

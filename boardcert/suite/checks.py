@@ -43,6 +43,8 @@ class Check:
     requirement: str
     schema: str  # the component schema of the responses it applies to
     problems: Callable[[Any], list[str]]
+    of_schema: bool = False  # its requirement is what a body breaking `schema` breaks
+    removed: str | None = None  # the removed property whose absence it checks
 
     def __repr__(self) -> str:
         return f"<Check {self.name} ({self.requirement})>"
@@ -148,6 +150,13 @@ def _users_me(body: Any) -> list[str]:
     return [e for e in schema_errors(body, "UsersMe") if "accessTokens" not in e]
 
 
+def _absent(name: str, requirement: str, schema: str, property_name: str,
+            records: tuple[str, ...] = ()) -> Check:
+    """The check that the removed property `property_name` is absent (`_no_key`)."""
+    return Check(name, requirement, schema, _no_key(property_name, records),
+                 removed=property_name)
+
+
 def _no_key(name: str, records: tuple[str, ...] = ()) -> Callable[[Any], list[str]]:
     """The removed property `name` is absent from the response object and from the records
     named `records` inside it, if present (other records are not shown: they may carry it)."""
@@ -172,20 +181,24 @@ def _user_token(body: Any) -> list[str]:
 
 
 CHECKS: tuple[Check, ...] = (
-    Check("project_top_level", "PROJECT-TOP-LEVEL", "Project", _project_top_level),
+    Check("project_top_level", "PROJECT-TOP-LEVEL", "Project", _project_top_level, True),
     Check("project_not_wrapped", "PROJECT-NOT-WRAPPED", "Project", _project_not_wrapped),
     Check("card_url_flair", "CARD-URL-FLAIR", "Card", _card_url_flair),
-    Check("card_field_types", "CARD-FIELD-TYPES", "Card", _card_types),
+    Check("card_field_types", "CARD-FIELD-TYPES", "Card", _card_types, True),
     Check("card_plugins_projects", "CARD-PLUGINS-PROJECTS", "Card", _card_records),
-    Check("rows_property", "ROWS-PROPERTY-REQUIRED", "RowsResponse", _rows),
-    Check("users_me_properties", "USERS-ME-PROPERTIES", "UsersMe", _users_me),
-    Check("no_access_tokens", "USERS-ME-NO-ACCESS-TOKENS", "UsersMe",
-          _no_key("accessTokens", ("user",))),
-    Check("plugins_property", "PLUGINS-PROPERTY", "PluginsResponse", _plugins),
-    Check("user_token", "EXCHANGE-USER-TOKEN", "ExchangeCodeResponse", _user_token),
-    Check("no_access_token", "EXCHANGE-NO-ACCESS-TOKEN", "ExchangeCodeResponse",
-          _no_key("accessToken")),
+    Check("rows_property", "ROWS-PROPERTY-REQUIRED", "RowsResponse", _rows, True),
+    Check("users_me_properties", "USERS-ME-PROPERTIES", "UsersMe", _users_me, True),
+    _absent("no_access_tokens", "USERS-ME-NO-ACCESS-TOKENS", "UsersMe", "accessTokens",
+            ("user",)),
+    Check("plugins_property", "PLUGINS-PROPERTY", "PluginsResponse", _plugins, True),
+    Check("user_token", "EXCHANGE-USER-TOKEN", "ExchangeCodeResponse", _user_token, True),
+    _absent("no_access_token", "EXCHANGE-NO-ACCESS-TOKEN", "ExchangeCodeResponse",
+            "accessToken"),
 )
+# What a response breaking a component schema breaks (schemathesis's schema check names no
+# requirement), and each schema's removed property with the requirement of its absence.
+SCHEMA_REQUIREMENT = {c.schema: c.requirement for c in CHECKS if c.of_schema}
+REMOVED_PROPERTY = {c.schema: (c.removed, c.requirement) for c in CHECKS if c.removed}
 
 
 def checks_for(number: int, requirement: str | None = None) -> list[Check]:

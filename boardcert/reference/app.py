@@ -20,20 +20,14 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from boardcert.reference import bodies
+from boardcert.reference.bodies import ApiError
 from boardcert.reference.store import JSON, Invalid, NotFound, Store, StoreError
 
 MAX_BODY_BYTES = 1024 * 1024
 _DRAIN_LIMIT = 16 * MAX_BODY_BYTES  # an over-long body is read (and dropped) up to this size
 
 BodyMode = Literal["none", "optional", "required"]
-
-
-class ApiError(Exception):
-    """A request refused before it reaches the store (key, body, shape)."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status, self.code, self.message = status, code, message
 
 
 def error_response(
@@ -79,58 +73,6 @@ def _operation(
     return register
 
 
-# --- typed fields of a JSON body ---------------------------------------------------------
-
-
-def _invalid(code: str, message: str) -> ApiError:
-    return ApiError(422, code, message)
-
-
-def _string(body: JSON, key: str) -> str:
-    if key not in body:
-        raise _invalid("missing_field", f"{key} is required")
-    return _typed_string(body, key)
-
-
-def _optional_string(body: JSON, key: str) -> str | None:
-    """A string that may be absent or null."""
-    return None if body.get(key) is None else _typed_string(body, key)
-
-
-def _typed_string(body: JSON, key: str) -> str:
-    value = body[key]
-    if not isinstance(value, str):
-        raise _invalid("wrong_type", f"{key} must be a string")
-    return value
-
-
-def _string_list(body: JSON, key: str) -> list[str]:
-    if key not in body:
-        raise _invalid("missing_field", f"{key} is required")
-    value = body[key]
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise _invalid("wrong_type", f"{key} must be an array of strings")
-    return value
-
-
-def _row_name(body: JSON) -> str:
-    """Operation 7 takes the row name as name or rowName; both must then agree."""
-    names = {_typed_string(body, key) for key in ("name", "rowName") if key in body}
-    if not names:
-        raise _invalid("missing_field", "name (or rowName) is required")
-    if len(names) > 1:
-        raise _invalid("conflicting_fields", "name and rowName differ")
-    return names.pop()
-
-
-def _anchors(body: JSON) -> dict[str, str | None]:
-    return {
-        "after_card_id": _optional_string(body, "afterCardId"),
-        "before_card_id": _optional_string(body, "beforeCardId"),
-        "column_id": _optional_string(body, "columnId"),
-    }
-
-
 # --- the 28 operations (literal paths before the parametrised ones they overlap) ----------
 
 
@@ -141,7 +83,7 @@ def _me(store: Store, call: Call) -> JSON:
 
 @_operation(2, "POST", "/organizations/{organizationId}/projects", "required")
 def _create_project(store: Store, call: Call) -> JSON:
-    return store.create_project(call.params["organizationId"], _string(call.body, "name"))
+    return store.create_project(call.params["organizationId"], bodies.string(call.body, "name"))
 
 
 @_operation(3, "GET", "/projects/{projectId}")
@@ -156,7 +98,7 @@ def _delete_project(store: Store, call: Call) -> JSON:
 
 @_operation(5, "PATCH", "/projects/{projectId}/rename", "required")
 def _rename_project(store: Store, call: Call) -> JSON:
-    return store.rename_project(call.params["projectId"], _string(call.body, "name"))
+    return store.rename_project(call.params["projectId"], bodies.string(call.body, "name"))
 
 
 @_operation(6, "GET", "/projects/{projectId}/rows")
@@ -166,12 +108,12 @@ def _list_rows(store: Store, call: Call) -> JSON:
 
 @_operation(7, "POST", "/projects/{projectId}/rows", "required")
 def _create_row(store: Store, call: Call) -> JSON:
-    return store.create_row(call.params["projectId"], _row_name(call.body))
+    return store.create_row(call.params["projectId"], bodies.row_name(call.body))
 
 
 @_operation(8, "PATCH", "/projects/{projectId}/order-rows", "required")
 def _order_rows(store: Store, call: Call) -> JSON:
-    return store.order_rows(call.params["projectId"], _string_list(call.body, "ids"))
+    return store.order_rows(call.params["projectId"], bodies.string_list(call.body, "ids"))
 
 
 @_operation(9, "DELETE", "/projects/{projectId}/rows/{rowId}")
@@ -182,25 +124,25 @@ def _delete_row(store: Store, call: Call) -> JSON:
 @_operation(10, "PATCH", "/projects/{projectId}/rows/{rowId}/rename", "required")
 def _rename_row(store: Store, call: Call) -> JSON:
     p = call.params
-    return store.rename_row(p["projectId"], p["rowId"], _string(call.body, "name"))
+    return store.rename_row(p["projectId"], p["rowId"], bodies.string(call.body, "name"))
 
 
 @_operation(11, "POST", "/projects/{projectId}/rows/{rowId}/columns", "required")
 def _create_column(store: Store, call: Call) -> JSON:
     p = call.params
-    return store.create_column(p["projectId"], p["rowId"], _string(call.body, "name"))
+    return store.create_column(p["projectId"], p["rowId"], bodies.string(call.body, "name"))
 
 
 @_operation(12, "PATCH", "/projects/{projectId}/rows/{rowId}/order-columns", "required")
 def _order_columns(store: Store, call: Call) -> JSON:
     p = call.params
-    return store.order_columns(p["projectId"], p["rowId"], _string_list(call.body, "ids"))
+    return store.order_columns(p["projectId"], p["rowId"], bodies.string_list(call.body, "ids"))
 
 
 @_operation(13, "PATCH", "/projects/{projectId}/columns/{columnId}/rename", "required")
 def _rename_column(store: Store, call: Call) -> JSON:
     p = call.params
-    return store.rename_column(p["projectId"], p["columnId"], _string(call.body, "name"))
+    return store.rename_column(p["projectId"], p["columnId"], bodies.string(call.body, "name"))
 
 
 @_operation(14, "DELETE", "/projects/{projectId}/columns/{columnId}")
@@ -211,25 +153,26 @@ def _delete_column(store: Store, call: Call) -> JSON:
 @_operation(15, "POST", "/projects/{projectId}/columns/{columnId}/cards", "required")
 def _create_card(store: Store, call: Call) -> JSON:
     p = call.params
-    return store.create_card(p["projectId"], p["columnId"], _string(call.body, "name"))
+    return store.create_card(p["projectId"], p["columnId"], bodies.string(call.body, "name"))
 
 
 @_operation(18, "PATCH", "/projects/{projectId}/cards/move", "required")
 def _move_cards(store: Store, call: Call) -> JSON:
-    ids = _string_list(call.body, "ids")
-    return store.move_cards(call.params["projectId"], ids, **_anchors(call.body))
+    ids = bodies.string_list(call.body, "ids")
+    return store.move_cards(call.params["projectId"], ids, **bodies.anchors(call.body))
 
 
 @_operation(19, "PATCH", "/projects/{projectId}/cards/move-by-metadata", "required")
 def _move_cards_by_metadata(store: Store, call: Call) -> JSON:
-    key, value = _string(call.body, "key"), _optional_string(call.body, "value")
-    return store.move_cards_by_metadata(call.params["projectId"], key, value, **_anchors(call.body))
+    key, value = bodies.string(call.body, "key"), bodies.optional_string(call.body, "value")
+    return store.move_cards_by_metadata(call.params["projectId"], key, value,
+                                        **bodies.anchors(call.body))
 
 
 @_operation(16, "PATCH", "/projects/{projectId}/cards/{cardId}", "required")
 def _rename_card(store: Store, call: Call) -> JSON:
     p = call.params
-    return store.rename_card(p["projectId"], p["cardId"], _string(call.body, "name"))
+    return store.rename_card(p["projectId"], p["cardId"], bodies.string(call.body, "name"))
 
 
 @_operation(17, "DELETE", "/projects/{projectId}/cards/{cardId}")
@@ -240,12 +183,12 @@ def _delete_card(store: Store, call: Call) -> JSON:
 @_operation(20, "POST", "/projects/{projectId}/cards/{cardId}/alias", "required")
 def _alias_card(store: Store, call: Call) -> JSON:
     p = call.params
-    return store.alias_card(p["projectId"], p["cardId"], _string(call.body, "columnId"))
+    return store.alias_card(p["projectId"], p["cardId"], bodies.string(call.body, "columnId"))
 
 
 @_operation(21, "POST", "/projects/{projectId}/cards/{cardId}/metadata", "required")
 def _set_card_metadata(store: Store, call: Call) -> JSON:
-    p, key, value = call.params, _string(call.body, "key"), _string(call.body, "value")
+    p, key, value = call.params, bodies.string(call.body, "key"), bodies.string(call.body, "value")
     return store.set_card_metadata(p["projectId"], p["cardId"], key, value)
 
 
@@ -271,7 +214,7 @@ _DATA_PATH = "/plugins/{pluginId}/entities/{entityId}/data/{key}"
 @_operation(25, "PUT", _DATA_PATH, "required")
 def _put_plugin_data(store: Store, call: Call) -> JSON:
     if "value" not in call.body:
-        raise _invalid("missing_field", "value is required")
+        raise bodies.invalid("missing_field", "value is required")
     p = call.params
     return store.put_plugin_data(p["pluginId"], p["entityId"], p["key"], call.body["value"])
 
@@ -286,14 +229,14 @@ def _delete_plugin_data(store: Store, call: Call) -> JSON:
 def _get_plugin_data(store: Store, call: Call) -> JSON:
     entity_id = call.query.get("entityId")
     if not entity_id:
-        raise _invalid("missing_field", "the query parameter entityId is required")
+        raise bodies.invalid("missing_field", "the query parameter entityId is required")
     return store.get_plugin_data(call.params["pluginId"], entity_id, call.params["key"])
 
 
 @_operation(28, "POST", "/plugins/{pluginId}/entities/{entityId}/exchange-code", "required")
 def _exchange_code(store: Store, call: Call) -> JSON:
     p = call.params
-    return store.exchange_code(p["pluginId"], p["entityId"], _string(call.body, "code"))
+    return store.exchange_code(p["pluginId"], p["entityId"], bodies.string(call.body, "code"))
 
 
 # --- request plumbing ------------------------------------------------------------------
@@ -348,7 +291,7 @@ async def _json_body(request: Request, mode: BodyMode) -> JSON:
         raise ApiError(400, "invalid_json", "a JSON object body is required")
     body = _parse_json(raw)
     if not isinstance(body, dict):
-        raise _invalid("wrong_type", "the body must be a JSON object")
+        raise bodies.invalid("wrong_type", "the body must be a JSON object")
     return body
 
 

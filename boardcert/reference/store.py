@@ -11,156 +11,32 @@ import itertools
 import secrets
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from functools import wraps
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-NAME_MAX = 25000  # projects, rows, columns and cards; counted in code points (len of str)
+from boardcert.reference.records import (
+    JSON,
+    Card,
+    Column,
+    Invalid,
+    NotFound,
+    Project,
+    Row,
+    StoreError,
+    check_name,
+    check_permutation,
+    timestamp,
+)
+
+__all__ = ["EXCHANGE_CODES", "JSON", "PLUGIN_IDS", "Invalid", "NotFound", "Store", "StoreError"]
+
 METADATA_KEY_MAX = 1000
 METADATA_VALUE_MAX = 25000
 PLUGIN_IDS = ("boardcert",)
 EXCHANGE_CODES = ("boardcert-code",)
-CREATED_FLAIR = "\N{SPARKLES}"
 
-JSON = dict[str, Any]
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
-
-
-class StoreError(Exception):
-    """A request the store refuses; `code` names the reason, `message` explains it."""
-
-    code = "error"
-
-    def __init__(self, message: str, code: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
-        if code is not None:
-            self.code = code
-
-
-class NotFound(StoreError):
-    """A named organization, project, row, column, card, plugin or datum does not exist."""
-
-    code = "not_found"
-
-
-class Invalid(StoreError):
-    """The values are well typed but break a rule (length, permutation, anchor, code)."""
-
-    code = "invalid"
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def _check_name(name: str, what: str) -> None:
-    if not 1 <= len(name) <= NAME_MAX:
-        raise Invalid(f"{what} name must be 1 to {NAME_MAX} characters", "invalid_name")
-
-
-def _check_permutation(ids: list[str], current: list[str], what: str) -> None:
-    if len(ids) != len(current) or set(ids) != set(current):
-        raise Invalid(f"ids must list each {what} id exactly once", "not_a_permutation")
-
-
-@dataclass
-class _Column:
-    id: str
-    name: str
-
-
-@dataclass
-class _Row:
-    id: str
-    name: str
-    columns: list[_Column] = field(default_factory=list)
-
-
-@dataclass
-class _Card:
-    id: str
-    name: str
-    url: str
-    column_ids: list[str]
-    metadata: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class _Project:
-    id: str
-    name: str
-    created_at: str
-    updated_at: str
-    rows: list[_Row] = field(default_factory=list)
-    cards: dict[str, _Card] = field(default_factory=dict)
-    order: list[str] = field(default_factory=list)  # the project's card order
-    plugins: list[str] = field(default_factory=list)
-
-    def row(self, row_id: str) -> _Row:
-        for row in self.rows:
-            if row.id == row_id:
-                return row
-        raise NotFound(f"no row {row_id!r} in project {self.id!r}")
-
-    def column(self, column_id: str) -> tuple[_Row, _Column]:
-        for row in self.rows:
-            for column in row.columns:
-                if column.id == column_id:
-                    return row, column
-        raise NotFound(f"no column {column_id!r} in project {self.id!r}")
-
-    def card(self, card_id: str) -> _Card:
-        try:
-            return self.cards[card_id]
-        except KeyError:
-            raise NotFound(f"no card {card_id!r} in project {self.id!r}") from None
-
-    def drop_columns(self, column_ids: set[str]) -> None:
-        """Take the columns off every card; a card left in no column is deleted."""
-        for card in list(self.cards.values()):
-            card.column_ids = [c for c in card.column_ids if c not in column_ids]
-            if not card.column_ids:
-                del self.cards[card.id]
-        self.order = [card_id for card_id in self.order if card_id in self.cards]
-
-    def card_view(self, card: _Card) -> JSON:
-        names = {column.id: column.name for row in self.rows for column in row.columns}
-        return {
-            "id": card.id,
-            "name": card.name,
-            "url": card.url,
-            "createdFlair": CREATED_FLAIR,
-            "columns": [{"id": c, "name": names[c]} for c in card.column_ids],
-            "metadata": [{"id": k, "value": v} for k, v in card.metadata.items()],
-            # Section 2, "Other records": card-returning responses carry plugins and projects
-            # (shapes not shown): the project's plugins, and the project the card is in.
-            "plugins": [{"id": plugin_id} for plugin_id in self.plugins],
-            "projects": [{"id": self.id, "name": self.name}],
-        }
-
-    def rows_view(self) -> list[JSON]:
-        return [
-            {
-                "id": row.id,
-                "name": row.name,
-                "columns": [{"id": c.id, "name": c.name} for c in row.columns],
-            }
-            for row in self.rows
-        ]
-
-    def view(self) -> JSON:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "createdAt": self.created_at,
-            "updatedAt": self.updated_at,
-            "rows": self.rows_view(),
-            "cards": [self.card_view(self.cards[card_id]) for card_id in self.order],
-            "plugins": [{"id": plugin_id} for plugin_id in self.plugins],
-        }
 
 
 def _locked(method: Callable[Concatenate[Store, _P], _R]) -> Callable[Concatenate[Store, _P], _R]:
@@ -184,7 +60,7 @@ class Store:
         self._ids = itertools.count(1)
         self._organization = {"id": self._new_id(), "name": "Boardcert Org"}
         self._user = {"id": self._new_id(), "name": "Boardcert User"}
-        self._projects: dict[str, _Project] = {}
+        self._projects: dict[str, Project] = {}
         self._current_project: str | None = None
         self._used: str | None = None  # the project the running request addressed
         self._plugin_data: dict[tuple[str, str, str], Any] = {}
@@ -192,7 +68,7 @@ class Store:
     def _new_id(self) -> str:
         return str(next(self._ids))
 
-    def _project(self, project_id: str) -> _Project:
+    def _project(self, project_id: str) -> Project:
         """The project, to become the current one (the last created or used) on success."""
         try:
             project = self._projects[project_id]
@@ -208,8 +84,8 @@ class Store:
         return plugin_id
 
     @staticmethod
-    def _changed(project: _Project) -> JSON:
-        project.updated_at = _now()
+    def _changed(project: Project) -> JSON:
+        project.updated_at = timestamp()
         return project.view()
 
     # --- users and projects (ops 1-5) ----------------------------------------------------
@@ -228,9 +104,9 @@ class Store:
     def create_project(self, organization_id: str, name: str) -> JSON:
         if organization_id != self._organization["id"]:
             raise NotFound(f"no organization {organization_id!r}")
-        _check_name(name, "project")
-        now = _now()
-        project = _Project(id=self._new_id(), name=name, created_at=now, updated_at=now)
+        check_name(name, "project")
+        now = timestamp()
+        project = Project(id=self._new_id(), name=name, created_at=now, updated_at=now)
         self._projects[project.id] = project
         self._used = project.id
         return project.view()
@@ -251,7 +127,7 @@ class Store:
     @_locked
     def rename_project(self, project_id: str, name: str) -> JSON:
         project = self._project(project_id)
-        _check_name(name, "project")
+        check_name(name, "project")
         project.name = name
         return self._changed(project)
 
@@ -264,14 +140,14 @@ class Store:
     @_locked
     def create_row(self, project_id: str, name: str) -> JSON:
         project = self._project(project_id)
-        _check_name(name, "row")
-        project.rows.append(_Row(id=self._new_id(), name=name))
+        check_name(name, "row")
+        project.rows.append(Row(id=self._new_id(), name=name))
         return self._changed(project)
 
     @_locked
     def order_rows(self, project_id: str, ids: list[str]) -> JSON:
         project = self._project(project_id)
-        _check_permutation(ids, [row.id for row in project.rows], "row")
+        check_permutation(ids, [row.id for row in project.rows], "row")
         project.rows = [project.row(row_id) for row_id in ids]
         return self._changed(project)
 
@@ -287,7 +163,7 @@ class Store:
     def rename_row(self, project_id: str, row_id: str, name: str) -> JSON:
         project = self._project(project_id)
         row = project.row(row_id)
-        _check_name(name, "row")
+        check_name(name, "row")
         row.name = name
         return self._changed(project)
 
@@ -297,8 +173,8 @@ class Store:
     def create_column(self, project_id: str, row_id: str, name: str) -> JSON:
         project = self._project(project_id)
         row = project.row(row_id)
-        _check_name(name, "column")
-        row.columns.append(_Column(id=self._new_id(), name=name))
+        check_name(name, "column")
+        row.columns.append(Column(id=self._new_id(), name=name))
         return self._changed(project)
 
     @_locked
@@ -306,7 +182,7 @@ class Store:
         project = self._project(project_id)
         row = project.row(row_id)
         by_id = {column.id: column for column in row.columns}
-        _check_permutation(ids, list(by_id), "column")
+        check_permutation(ids, list(by_id), "column")
         row.columns = [by_id[column_id] for column_id in ids]
         return self._changed(project)
 
@@ -314,7 +190,7 @@ class Store:
     def rename_column(self, project_id: str, column_id: str, name: str) -> JSON:
         project = self._project(project_id)
         _, column = project.column(column_id)
-        _check_name(name, "column")
+        check_name(name, "column")
         column.name = name
         return self._changed(project)
 
@@ -332,9 +208,9 @@ class Store:
     def create_card(self, project_id: str, column_id: str, name: str) -> JSON:
         project = self._project(project_id)
         project.column(column_id)
-        _check_name(name, "card")
+        check_name(name, "card")
         card_id = self._new_id()
-        card = _Card(
+        card = Card(
             id=card_id,
             name=name,
             url=f"/projects/{project.id}/cards/{card_id}",
@@ -342,16 +218,16 @@ class Store:
         )
         project.cards[card_id] = card
         project.order.append(card_id)
-        project.updated_at = _now()
+        project.updated_at = timestamp()
         return project.card_view(card)
 
     @_locked
     def rename_card(self, project_id: str, card_id: str, name: str) -> JSON:
         project = self._project(project_id)
         card = project.card(card_id)
-        _check_name(name, "card")
+        check_name(name, "card")
         card.name = name
-        project.updated_at = _now()
+        project.updated_at = timestamp()
         return project.card_view(card)
 
     @_locked
@@ -361,7 +237,7 @@ class Store:
         answer = project.card_view(card)
         del project.cards[card_id]
         project.order.remove(card_id)
-        project.updated_at = _now()
+        project.updated_at = timestamp()
         return answer
 
     @_locked
@@ -405,7 +281,7 @@ class Store:
 
     def _move(
         self,
-        project: _Project,
+        project: Project,
         ids: list[str],
         after_card_id: str | None,
         before_card_id: str | None,
@@ -431,7 +307,7 @@ class Store:
         if column_id is not None:
             for card_id in ids:
                 project.cards[card_id].column_ids = [column_id]
-        project.updated_at = _now()
+        project.updated_at = timestamp()
         return project.card_view(project.cards[ids[0]])
 
     @_locked
@@ -441,7 +317,7 @@ class Store:
         project.column(column_id)
         if column_id not in card.column_ids:
             card.column_ids.append(column_id)
-        project.updated_at = _now()
+        project.updated_at = timestamp()
         return project.card_view(card)
 
     # --- card metadata (ops 21-22) -------------------------------------------------------
@@ -457,7 +333,7 @@ class Store:
         if len(value) > METADATA_VALUE_MAX:
             raise Invalid(f"value must be at most {METADATA_VALUE_MAX} characters", "invalid_value")
         card.metadata[key] = value
-        project.updated_at = _now()
+        project.updated_at = timestamp()
         return project.card_view(card)
 
     @_locked
@@ -467,7 +343,7 @@ class Store:
         if key not in card.metadata:
             raise NotFound(f"card {card_id!r} has no metadata {key!r}")
         del card.metadata[key]
-        project.updated_at = _now()
+        project.updated_at = timestamp()
         return project.card_view(card)
 
     # --- plugins (ops 23-28) -------------------------------------------------------------

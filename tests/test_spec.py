@@ -110,3 +110,8 @@ def test_body_properties_are_those_section_4_names():
                      19: ("afterCardId", "beforeCardId")}
     for number, properties in named.items():
         assert all(p in section_4()[number]["request"] for p in properties), number
+
+
+def test_moves_take_anchors():
+    """Rule 3 of section 4: ops 18 and 19 take afterCardId and beforeCardId; no other does."""
+    assert [n for n, op in spec.operations().items() if op.anchored] == [18, 19]

@@ -17,6 +17,7 @@ from boardcert.discovery.refusals import required_fields, said
 from boardcert.errors import ConfigError
 from boardcert.http.api import Api, mentions
 from boardcert.http.client import Exchange
+from boardcert.interface import spec as interface
 from boardcert.paths import DISCOVERY, read_yaml
 from boardcert.settings.config import Profile, fill
 from boardcert.suite.ledger import Ledger
@@ -222,7 +223,8 @@ class Probe:
         again = key in self.proven  # found already (a second column or card): no new finding
         if again:
             templates = [self.found["bodies"][key]]
-        anchors = self.data["anchors"] if spec["op"] in (18, 19) else [{}]
+        anchored = interface.operation(spec["op"]).anchored  # ops 18, 19
+        anchors = self.data["anchors"] if anchored else [{}]
         self.v |= {"name": unique("name"), "alias": unique("alias"), "value": unique("value"),
                    "key": unique("key")} | extra
         first: Exchange | None = None
@@ -245,7 +247,7 @@ class Probe:
                     self.proven.add(key)
                     notes = ["" if template in templates else "named by the server's refusal",
                              f"with {', '.join(anchor)}" if anchor else "",
-                             "" if spec["op"] not in (18, 19) or anchor else "without an anchor",
+                             "" if not anchored or anchor else "without an anchor",
                              "" if given is None or template == given else
                              f"the profile's {_flow(given)} answered {said(first)}"]
                     note = "; ".join(n for n in notes if n)

@@ -11,6 +11,7 @@ from typing import Any
 from boardcert.paths import OPENAPI, read_yaml
 
 METHODS = ("get", "put", "post", "patch", "delete")
+ANCHORS = ("afterCardId", "beforeCardId")  # a moved card's neighbours (rule 3 of section 4)
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,11 @@ class Operation:
     @property
     def label(self) -> str:
         return f"{self.method} {self.path}"
+
+    @property
+    def anchored(self) -> bool:
+        """Its body names the cards next to which a moved card goes (ops 18, 19)."""
+        return set(ANCHORS) <= set(self.body_properties)
 
     @property
     def path_parameters(self) -> tuple[str, ...]:

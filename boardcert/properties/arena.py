@@ -27,7 +27,6 @@ from boardcert.suite.board import build as build_board
 from boardcert.suite.board import shape, unique
 from boardcert.suite.ledger import Entry, Ledger
 
-ANCHORS = ("afterCardId", "beforeCardId")  # a moved card's neighbours (rule 3 of section 4)
 # The factories' arguments for each kind a board holds (the project, then the row or column).
 FACTORY_PARENTS = {"project": (), "row": ("project",), "column": ("project", "row"),
                    "card": ("project", "column")}
@@ -287,9 +286,8 @@ class Arena:
             body = self.body(name, values)
         except (NotAssessed, ConfigError, LookupError):
             return None
-        if set(ANCHORS) <= set(spec.operation(number).body_properties) \
-                and isinstance(body, dict) and values.get("after_card_id") \
-                and not set(ANCHORS) & set(body):
+        if spec.operation(number).anchored and isinstance(body, dict) \
+                and values.get("after_card_id") and not set(spec.ANCHORS) & set(body):
             body["afterCardId"] = values["after_card_id"]  # a server may require an anchor
         return body
 

@@ -33,17 +33,19 @@ def test_phase_outcome_tells_failures_from_errors():
     assert phase_outcome(report("failed", properties=broke)) == "error"
 
 
-def test_phase_message_is_the_skip_reason_or_the_check_message():
-    """A skip gives its reason; a failure its message without the exception's name."""
+def test_phase_message_is_the_skip_reason_or_pytests_message():
+    """A skip gives its reason; a failure pytest's message (a check's own message, without
+    the exception's name, is its record's: boardcert.pytest.failures)."""
     skipped = report("skipped", longrepr=("f", 1, "Skipped: not assessed: plugin_id"))
     assert phase_message(skipped) == "not assessed: plugin_id"
-    failed = report("failed", longrepr="boardcert.errors.Violation: [ROW-RENAME] expected x")
-    assert phase_message(failed) == "[ROW-RENAME] expected x"
+    failed = report("failed", longrepr="KeyError: 'id'")
+    assert phase_message(failed) == "KeyError: 'id'"
     assert phase_message(report("passed")) == ""
 
 
-def session(collected: int = 10, shouldfail: object = False, maxfail: int = 0) -> SimpleNamespace:
-    return SimpleNamespace(testscollected=collected, shouldfail=shouldfail,
+def session(collected: int = 10, shouldfail: object = False, maxfail: int = 0,
+            failed: int = 0) -> SimpleNamespace:
+    return SimpleNamespace(testscollected=collected, shouldfail=shouldfail, testsfailed=failed,
                            config=SimpleNamespace(option=SimpleNamespace(maxfail=maxfail)))
 
 
@@ -53,8 +55,9 @@ def test_stopped_says_why_a_run_ended_early():
     assert stopped(session(), watch, 10) is None
     watch.returncode = 3
     assert stopped(session(), watch, 4) == "the target stopped answering after 4 of 10 tests"
-    assert stopped(session(shouldfail="stopping after 2 failures", maxfail=2), None, 5) == (
-        "stopped after 2 failures (--max-failures 2)")
+    assert stopped(session(shouldfail="stopping after 2 failures", maxfail=2, failed=2), None,
+                   5) == "stopped after 2 failures (--max-failures 2)"
+    assert stopped(session(maxfail=2, failed=1), None, 10) is None
     cancelled = ExitWatch(None)  # type: ignore[arg-type]
     cancelled.interrupted = "KeyboardInterrupt"
     assert stopped(session(), cancelled, 6) == "interrupted after 6 of 10 tests"

@@ -21,7 +21,7 @@ class Record:
 
     failed_requirements: tuple[str, ...] = ()  # what its failure breaks (Violation.requirements)
     evidence: tuple[dict[str, Any], ...] = ()  # exchanges (Exchange.as_dict()): the failure's own
-    message: str = ""  # the violations' messages
+    message: str = ""  # the failure's: its violations' messages, or a failed check's
     headline: str = ""  # a failed phase in one line: the requirement ("[ID] ...") and what broke
     error: bool = False  # the test broke (not a check): its requirements are not assessed
     boardcert_error: str = ""  # "Type: message": it broke inside boardcert (a bug)

@@ -82,6 +82,8 @@ def _record(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestR
         if not all(v.traceback for v in found):
             # Through schemathesis and Hypothesis the traceback says nothing the message does not.
             report.longrepr = record.message
+    elif is_check(exc):  # a plain assertion or pytest.fail: its message, without its name
+        record = replace(record, message=str(exc))
     if found and is_check(exc) and call.when == "call":
         record = _reproduction(item, report, found, record)
     if not is_check(exc):

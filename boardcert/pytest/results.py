@@ -13,7 +13,6 @@ too; Ctrl-C; --maxfail) writes one whose verdict is incomplete, with the reason.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -37,12 +36,9 @@ from boardcert.settings.run import in_session
 from boardcert.settings.this_run import RUN
 
 UNREACHABLE = 3  # the exit status of a run whose target cannot be reached
-MAXFAIL = re.compile(r"stopping after (\d+) failures?")  # pytest's, and pytest-xdist's, words
 REPORT = pytest.StashKey[dict[str, Any]]()  # the written report, for the terminal summary
 ERRORS_SHOWN = 3  # kinds of error the console lists
 _RANK = {"passed": 0, "skipped": 1, "error": 2, "failed": 3}
-# The exception name before a failed check's message ("boardcert.errors.Violation: ...").
-_CHECK_NAME = re.compile(r"^(?:[\w.]+\.)?(?:AssertionError|Failed|\w*Violation\w*|ExchangeError): ")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -107,7 +103,8 @@ class ExitWatch:
     @property
     def cancelled(self) -> bool:
         """Interrupted by the user (Ctrl-C), not by pytest-xdist stopping at --maxfail."""
-        return self.interrupted is not None and not MAXFAIL.match(self.interrupted)
+        return self.interrupted is not None and not (
+            self.session is not None and max_failures(self.session))
 
 
 # --- collecting results ------------------------------------------------------------------
@@ -289,14 +286,20 @@ def stopped(session: pytest.Session, watch: ExitWatch | None, done: int) -> str 
     total = session.testscollected
     if watch is not None and watch.unreachable:
         return f"the target stopped answering after {done} of {total} tests"
-    interrupted = watch.interrupted if watch is not None else None
-    maxfail = MAXFAIL.match(str(session.shouldfail or interrupted or ""))
-    if maxfail:  # pytest's message (under xdist the controller is interrupted with it)
-        n, limit = int(maxfail[1]), session.config.option.maxfail
+    limit = max_failures(session)
+    if limit:
+        n = session.testsfailed
         return f"stopped after {n} failure{'s' if n != 1 else ''} (--max-failures {limit})"
     if watch is not None and watch.cancelled:
         return f"interrupted after {done} of {total} tests"
     return None
+
+
+def max_failures(session: pytest.Session) -> int:
+    """--maxfail when the run stopped at it (pytest counts the failures on the xdist
+    controller too), else 0."""
+    limit = session.config.option.maxfail
+    return limit if limit and session.shouldfail and session.testsfailed >= limit else 0
 
 
 def phase_outcome(report: pytest.TestReport) -> str:
@@ -320,8 +323,7 @@ def phase_message(report: pytest.TestReport) -> str:
     if report.passed:
         return ""
     crash = getattr(longrepr, "reprcrash", None)
-    text = crash.message if crash is not None else report.longreprtext
-    return _CHECK_NAME.sub("", text, count=1)
+    return crash.message if crash is not None else report.longreprtext
 
 
 def _redacted(redact: Callable[[str], str], data: Any) -> Any:

@@ -11,7 +11,7 @@ from typing import Any
 from boardcert.cli.exits import EXIT_OK, EXIT_USAGE, error, stopped
 from boardcert.cli.run import check_target
 from boardcert.errors import ConfigError, UnreachableError
-from boardcert.http.redact import Redactor
+from boardcert.http.redact import for_key
 from boardcert.paths import DEFAULT_PROFILE
 
 TEMPLATE_HEADER = """\
@@ -88,7 +88,7 @@ def discover_profile(args: argparse.Namespace) -> int:
         found = discover_target(target)
     except (ConfigError, UnreachableError) as exc:
         return stopped(exc)
-    text = Redactor([target.api_key]).text(render(found, target.base_url))
+    text = for_key(target.api_key).text(render(found, target.base_url))
     if output is None:
         print(text, end="")
         return EXIT_OK

@@ -27,11 +27,10 @@ from boardcert.cli.session import (
     plan_arguments,
     pytest_arguments,
     pytest_main,
-    redact_tree,
     redacted_console,
 )
 from boardcert.errors import ConfigError, UnreachableError
-from boardcert.http.redact import Redactor, short_key_warning
+from boardcert.http.redact import for_key, short_key_warning
 from boardcert.settings import workers
 from boardcert.settings.run import Run, resolve_run
 from boardcert.settings.run_facts import recorded_options
@@ -71,7 +70,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     target = run.target
     if warning := short_key_warning(target.api_key):
         print(f"boardcert: warning: {warning}", file=sys.stderr)
-    redactor = Redactor([target.api_key])
+    redactor = for_key(target.api_key)  # the console; the files: boardcert.pytest.masked
     if output is None:  # --plan, before the reachability check: a plan contacts nothing
         with redacted_console(redactor):
             code = pytest_main(plan_arguments(args, extra), RunWatch(), run)
@@ -90,7 +89,6 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     watch = RunWatch()
     with redacted_console(redactor):
         code = pytest_main(pytest_arguments(args, extra, output), watch, run)
-    redact_tree(output, redactor)
     return after_run(args, after, output, outcome(code, watch, output, args.strict))
 
 

@@ -1,6 +1,7 @@
 """The pytest session `boardcert run` starts: its arguments, the run it resolved (handed to
-the plugin whole: none of boardcert's options goes on pytest's command line), a console that
-masks the key, and the key masked in what it wrote."""
+the plugin whole: none of boardcert's options goes on pytest's command line), and a console
+that masks the key (the plugin masks it in the files the run writes:
+boardcert.pytest.masked)."""
 
 from __future__ import annotations
 
@@ -109,11 +110,3 @@ def redacted_console(redactor: Redactor) -> Iterator[None]:
         yield
     finally:
         sys.stdout, sys.stderr = saved
-
-
-def redact_tree(directory: Path, redactor: Redactor) -> None:
-    """Mask the key in every file the run wrote, by the file's kind; compliance.json still
-    validates against its schema."""
-    from boardcert.outputs import report
-
-    redactor.tree(directory, {report.JSON_NAME: report.schema()})

@@ -43,7 +43,7 @@ from boardcert.http.exchange import (  # noqa: F401 (imported from here by the s
     Exchange,
     recorded_body,
 )
-from boardcert.http.redact import MASK, Redactor  # noqa: F401 (MASK: reproduce imports it here)
+from boardcert.http.redact import MASK, Redactor, for_key  # noqa: F401 (MASK: for reproduce)
 from boardcert.interface import conditions as when
 from boardcert.settings.config import NotAssessed, Target
 
@@ -111,7 +111,6 @@ class Client:
         self._local = threading.local()  # .sink: where this thread's exchanges go, inside aside()
         self._next_slot = 0.0
         self.unanswered = 0  # requests in a row refused or timed out: the target may be gone
-        self._redactor = Redactor()
         self.test_start = 0  # where the running test's exchanges start in `log` (begin_test)
 
     @property
@@ -154,9 +153,8 @@ class Client:
 
     @property
     def redactor(self) -> Redactor:
-        if self._redactor.secrets != {self.target.api_key}:
-            self._redactor = Redactor([self.target.api_key])
-        return self._redactor
+        """The process's one Redactor of the target's key (boardcert.http.redact.for_key)."""
+        return for_key(self.target.api_key)
 
     def redact(self, text: str) -> str:
         return self.redactor.text(text)

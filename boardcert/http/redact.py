@@ -13,11 +13,16 @@ Masking must never corrupt what it cleans, whatever the key (`k`, `test`, `***`,
 - XML and HTML: text and attribute values, never the markup, scripts or styles.
 
 So a short key may show up unmasked inside other text: `short_key_warning` says so.
+
+A process makes one Redactor of its key (`for_key`), applied where text leaves it: the
+console (`boardcert run`), every file the run wrote (boardcert.pytest.masked), an exchange as
+it is recorded (boardcert.http.client: its curl line shows `***`).
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import html
 import json
 import re
@@ -41,6 +46,12 @@ def short_key_warning(key: str | None) -> str | None:
         return None
     return (f"the API key is shorter than {SHORT} characters: it is masked as *** where it "
             "stands alone, and may show up unmasked inside other text")
+
+
+@functools.lru_cache(maxsize=4)
+def for_key(key: str | None) -> Redactor:
+    """The one Redactor of `key` in this process (none, or empty: masks nothing)."""
+    return Redactor([key])
 
 
 class Redactor:

@@ -36,13 +36,11 @@ import pytest
 
 from boardcert import INTERFACE_VERSION
 from boardcert.http.evidence import request_text, response_text
-from boardcert.http.redact import Redactor
 from boardcert.interface import requirements, spec
 from boardcert.outputs.record import Record
 from boardcert.paths import without_machine_paths
 from boardcert.pytest.failures import RECORDED
 from boardcert.pytest.markers import item_operations, requirement_ids
-from boardcert.pytest.results import _redactor as run_redactor  # the run's one key mask
 from boardcert.pytest.stash import ALLURE_WRITTEN, TARGET
 from boardcert.pytest.target import exchanges_of
 from boardcert.settings import run_facts
@@ -175,7 +173,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     directory = getattr(config.option, "allure_report_dir", None)
     if not directory or not _enabled(config) or hasattr(config, "workerinput"):
         return
-    write_environment(Path(directory), environment(config), run_redactor(config))
+    write_environment(Path(directory), environment(config))  # the key: pytest.masked
     done = config.stash.get(ALLURE_WRITTEN, set())  # saved with the paths replaced
     for path in Path(directory).iterdir():  # every worker's results are written by now
         if path.is_file() and path.name not in done:
@@ -220,13 +218,12 @@ def executor(facts: dict[str, str]) -> dict[str, Any]:
     return found
 
 
-def write_environment(directory: Path, facts: dict[str, str], redactor: Redactor) -> None:
+def write_environment(directory: Path, facts: dict[str, str]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    lines = [f"{name}={_escape(redactor.text(value))}" for name, value in facts.items()]
+    lines = [f"{name}={_escape(value)}" for name, value in facts.items()]
     (directory / ENVIRONMENT).write_text("\n".join(lines) + "\n", encoding="utf-8")
-    shown = {k: redactor.text(v) if isinstance(v, str) else v
-             for k, v in executor(facts).items()}
-    (directory / EXECUTOR).write_text(json.dumps(shown, indent=2) + "\n", encoding="utf-8")
+    (directory / EXECUTOR).write_text(json.dumps(executor(facts), indent=2) + "\n",
+                                      encoding="utf-8")
 
 
 def _escape(value: str) -> str:

@@ -24,6 +24,7 @@ from boardcert.settings.options import add_to
 # run theirs before those of the first eight (properties adds requirement markers before
 # markers reads them; results writes before clean-up).
 pytest_plugins = ["boardcert.speed",  # first: freezes the heap before Hypothesis; optional
+                  "boardcert.pytest.masked",  # the key masked in every file written, at the end
                   "boardcert.pytest.markers",  # requirement markers, --read-only skips
                   "boardcert.pytest.target",  # the server under test, its client, the preflight
                   "boardcert.pytest.cleanup",  # the ledger, clean-up at the end, Ctrl-C

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from boardcert.http.redact import Redactor
 from boardcert.interface import requirements
 from boardcert.outputs import report as compliance
 from boardcert.outputs.record import Record
@@ -152,8 +150,7 @@ class Collector:
         if watch is not None and watch.returncode and not self.tests:
             return  # stopped before any test: the preflight, or nothing listening
         facts = self.run_facts(stopped(session, watch, len(self.tests)))
-        report = _redactor(self.config).document(compliance.build(self.results(), facts),
-                                                 compliance.schema())
+        report = compliance.build(self.results(), facts)  # (the key: boardcert.pytest.masked)
         shown = without_machine_paths(json.dumps(report, ensure_ascii=False),
                                       self.config.rootpath)  # no directory of this machine
         report = json.loads(shown)
@@ -161,18 +158,13 @@ class Collector:
         self.config.stash[REPORT] = report
 
     def results(self) -> list[compliance.TestResult]:
-        redact = _redactor(self.config).text
         return [compliance.TestResult(
             nodeid=nodeid, outcome=t["outcome"], requirements=t["requirements"],
-            operations=t["operations"], message=redact(t["message"]),
-            evidence=tuple(_redacted(redact, list(r.evidence))), duration=t["duration"],
-            observations=tuple(redact(o) for o in t["observations"]),
-            security_observations=tuple(redact(o) for o in t["security"]),
-            blamed=r.failed_requirements, boardcert_error=redact(r.boardcert_error),
-            unassessed={req: {op: redact(why) for op, why in ops.items()}
-                        for req, ops in r.unassessed.items()},
-            reproduction=_redacted(redact, r.reproduction) if r.reproduction else None,
-            kept=tuple(_redacted(redact, list(r.kept))),
+            operations=t["operations"], message=t["message"], evidence=r.evidence,
+            duration=t["duration"], observations=tuple(t["observations"]),
+            security_observations=tuple(t["security"]), blamed=r.failed_requirements,
+            boardcert_error=r.boardcert_error, unassessed=r.unassessed,
+            reproduction=r.reproduction, kept=r.kept,
             lacks=r.lacks, misfit=r.misfit,
         ) for nodeid, t in self.tests.items() for r in [t["record"]]]
 
@@ -326,12 +318,3 @@ def phase_message(report: pytest.TestReport) -> str:
     return crash.message if crash is not None else report.longreprtext
 
 
-def _redacted(redact: Callable[[str], str], data: Any) -> Any:
-    """JSON data with the key masked (in its JSON text, as it leaves the process)."""
-    return json.loads(redact(json.dumps(data, ensure_ascii=False)))
-
-
-def _redactor(config: pytest.Config) -> Redactor:
-    """Masks the configured key (and the reference server's, once started)."""
-    target = config.stash.get(TARGET, None)
-    return Redactor([getattr(target, "api_key", ""), in_session(config).target.api_key])

@@ -29,7 +29,7 @@ import pytest
 from boardcert.discovery import Discovery, Finding, discover, organization_of
 from boardcert.http.api import Api
 from boardcert.http.client import Client
-from boardcert.http.redact import Redactor
+from boardcert.http.redact import Redactor, for_key
 from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import LEFT_BEHIND, TARGET
 from boardcert.settings.config import NotAssessed, Target
@@ -114,7 +114,7 @@ class SharedDiscovery:
         then probes itself); what it could not delete, reported as a worker's would be."""
         self.config.stash[LEFT_BEHIND].extend(probe.left_behind)
         if probe.found is not None and self.wanted():
-            write(self.path, *probe.found, Redactor([probe.target.api_key]))
+            write(self.path, *probe.found, for_key(probe.target.api_key))
 
     def wanted(self) -> bool:
         from boardcert.pytest.target import _in_suites

@@ -1,0 +1,57 @@
+"""The key masked in every file a run wrote (pytest plugin module): once, at the very end, on
+the xdist controller or the one process, after every writer (the compliance report, junit.xml
+and its properties form, the Allure results of every worker), by the one Redactor of the run's
+key (boardcert.http.redact.for_key), each file by its kind: compliance.json still validates.
+Under `boardcert run`, the bundle and attestations are made from these files afterwards."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from _pytest.junitxml import xml_key  # where the junit.xml writer is (as pytest keeps it)
+
+from boardcert.http.redact import for_key
+from boardcert.outputs import report
+from boardcert.settings.run import stash_key
+
+
+@pytest.hookimpl(trylast=True)  # once the writers are configured
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[WRITTEN] = list(written(config))  # (pytest forgets junit.xml's at the end)
+
+
+@pytest.hookimpl(trylast=True)  # after every plugin's own end
+def pytest_unconfigure(config: pytest.Config) -> None:
+    run = config.stash.get(stash_key(), None)
+    if run is None or hasattr(config, "workerinput"):
+        return
+    redactor = for_key(run.target.api_key)  # the key given; the bundled server's is no secret
+    if not redactor:
+        return
+    schemas = {report.JSON_NAME: report.schema()}
+    for path in config.stash.get(WRITTEN, []):
+        if path.is_dir():
+            redactor.tree(path, schemas)
+        elif path.is_file():
+            redactor.file(path, schemas.get(path.name))
+
+
+WRITTEN = pytest.StashKey[list[Path]]()
+
+
+def written(config: pytest.Config) -> Iterator[Path]:
+    """Where the run wrote: the report directory, junit.xml and its properties form, the
+    Allure results."""
+    option = config.option
+    for given in (getattr(option, "report_dir", None), getattr(option, "allure_report_dir", None)):
+        if given:
+            yield Path(given)
+    xml = config.stash.get(xml_key, None)  # pytest's junitxml, or boardcert's in its place
+    path = getattr(xml, "path", None) or getattr(xml, "logfile", None)
+    if path:
+        from boardcert.outputs import junit  # a plugin module: pytest imports it first
+
+        yield Path(path)
+        yield junit.properties_path(Path(path))

@@ -6,6 +6,7 @@ reproduces), requirement markers on schemathesis items."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import pytest
 
@@ -17,6 +18,7 @@ from boardcert.properties.schema import LABELS, RUN, SEED_OPTION
 from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import TARGET
 from boardcert.settings.budget import DEFAULT_SEED
+from boardcert.settings.run import stash_key
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -27,11 +29,12 @@ def pytest_configure(config: pytest.Config) -> None:
     except CompatError as exc:
         raise pytest.UsageError(str(exc)) from None
     run = run_of(config)
-    RUN.budget = run.budget
     try:
-        RUN.seed = chosen_seed(run.seed, config.getoption(SEED_OPTION, None))
+        seed = chosen_seed(run.seed, config.getoption(SEED_OPTION, None))
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
+    config.stash[stash_key()] = replace(run, seed=seed)  # settled: the reports read it there
+    RUN.budget, RUN.seed = run.budget, seed  # for the property tests' modules, collected later
     if hasattr(config.option, SEED_OPTION):  # Hypothesis's plugin seeds every test with it
         setattr(config.option, SEED_OPTION, str(RUN.seed))
 

@@ -44,7 +44,7 @@ from boardcert.pytest.markers import item_operations, requirement_ids
 from boardcert.pytest.stash import ALLURE_WRITTEN, TARGET
 from boardcert.pytest.target import exchanges_of
 from boardcert.settings import run_facts
-from boardcert.settings.this_run import RUN
+from boardcert.settings.run import in_session
 
 SEVERITY = {"MUST": "critical", "SHOULD": "normal", "INFO": "trivial"}
 FEATURES_SHOWN = 3  # a test of more operations is one feature, not one per operation
@@ -191,8 +191,8 @@ def environment(config: pytest.Config) -> dict[str, str]:
         "target": (target.base_url if target else "") or "bundled reference server",
         "interface": INTERFACE_VERSION,
         **run_facts.versions(),
-        "budget": RUN.budget.describe(),
-        "seed": str(RUN.seed),
+        "budget": in_session(config).budget.describe(),
+        "seed": str(in_session(config).seed),
         "profile": profile.name if profile else "unknown",
     }
     if profile is not None and profile.path is not None:

@@ -31,7 +31,6 @@ from boardcert.pytest.stash import SPEED, TARGET
 from boardcert.pytest.target import users_server
 from boardcert.settings import run_facts
 from boardcert.settings.run import in_session
-from boardcert.settings.this_run import RUN
 
 UNREACHABLE = 3  # the exit status of a run whose target cannot be reached
 REPORT = pytest.StashKey[dict[str, Any]]()  # the written report, for the terminal summary
@@ -193,7 +192,7 @@ class Collector:
         run = in_session(self.config)
         options = run.options if run.options is not None else run_facts.recorded_options(
             self.config.invocation_params.args)
-        return run_facts.record(RUN.budget.name, RUN.seed, options, run.docs_url,
+        return run_facts.record(run.budget.name, run.seed, options, run.docs_url,
                             self.config.stash.get(SPEED, run_facts.NO_SPEED))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

@@ -27,7 +27,9 @@ class Run:
 
     target: Target  # base URL empty: the bundled reference server
     budget: Budget
-    seed: int | None = None  # --seed as given (Hypothesis's --hypothesis-seed may give it)
+    # --seed as given; settled at pytest's start-up (properties.hooks: else Hypothesis's
+    # --hypothesis-seed, else the default)
+    seed: int | None = None
     # Requests a test process keeps in flight where tests are independent: --in-flight (or
     # its variable), or what `boardcert run` chose from the round trip; None: each decides.
     in_flight: int | None = None

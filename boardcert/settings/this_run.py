@@ -1,5 +1,6 @@
-"""This run's budget, seed and profile, as pytest_configure decided them (boardcert.properties
-.hooks): read by the property tests when they are collected, and by the reports."""
+"""This run's budget, seed and profile, copied from its Run (boardcert.settings.run) by
+boardcert.properties.hooks at start-up, for the property tests' modules, which read them when
+they are imported (collected), with no pytest config at hand; everything else reads the Run."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ controller as it does every user property; `of(report)` reads it back there.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 RECORD = "boardcert"  # the user property that holds a report's record (JSON)
@@ -60,9 +60,6 @@ class Record:
         empty = Record()
         return replace(self, **{f.name: getattr(later, f.name) for f in fields(later)
                                 if getattr(later, f.name) != getattr(empty, f.name)})
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def of(report: Any) -> Record:

@@ -70,9 +70,6 @@ def _record(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestR
         [e.as_dict() for e in exchanges_of(item)[-EXCHANGES_SHOWN:]]
     record = replace(record, evidence=tuple(exchanges), failed_requirements=tuple(
         dict.fromkeys(i for v in found for i in v.requirements)))
-    record = replace(record, headline=headline(
-        exc, found, record.failed_requirements or tuple(requirement_ids(item)), call.when,
-        getattr(report.longrepr, "reprcrash", None)))
     if exchanges:
         report.sections.append((EVIDENCE_SECTION, evidence_text(exchanges)))
         if item.config.pluginmanager.has_plugin("allure_listener"):
@@ -84,6 +81,9 @@ def _record(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestR
             report.longrepr = record.message
     elif is_check(exc):  # a plain assertion or pytest.fail: its message, without its name
         record = replace(record, message=str(exc))
+    record = replace(record, headline=headline(
+        exc, found, record.failed_requirements or tuple(requirement_ids(item)), call.when,
+        said_by_pytest(report)))
     if found and is_check(exc) and call.when == "call":
         record = _reproduction(item, report, found, record)
     if not is_check(exc):
@@ -96,7 +96,7 @@ def _record(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestR
 
 
 def headline(exc: BaseException, found: list[Violation], ids: tuple[str, ...], when: str,
-             crash: Any) -> str:
+             crashed: str) -> str:
     """The failure in one line: the first line of its violations that names one of their
     requirements (`[ID] ...`), else what broke (its exception's first line, or pytest's "failed
     on setup with ..." for a set-up or teardown) after the requirements it counts against."""
@@ -105,9 +105,15 @@ def headline(exc: BaseException, found: list[Violation], ids: tuple[str, ...], w
     if named is not None:
         return named
     text = str(exc) if when == "call" else \
-        f'failed on {when} with "{crash.message if crash is not None else exc}"'  # pytest's
+        f'failed on {when} with "{crashed}"'  # pytest's words
     said = next((line.strip() for line in text.splitlines() if line.strip()), type(exc).__name__)
     return f"{' '.join(f'[{i}]' for i in ids)} {said}" if ids else said
+
+
+def said_by_pytest(report: pytest.TestReport) -> str:
+    """What pytest says of a failed phase: its crash's message, else its whole text."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    return crash.message if crash is not None else str(report.longrepr)
 
 
 def _reproduction(item: pytest.Item, report: pytest.TestReport, found: list[Violation],

@@ -42,12 +42,12 @@ def server(key: str):
 
 
 def certify(server: Running, key: str, budget: str, output: Path,
-            profile: Path | None = PROFILE, pytest_args: tuple[str, ...] = ()) -> dict[str, Any]:
+            profile: Path | None = PROFILE, run_args: tuple[str, ...] = ()) -> dict[str, Any]:
     """`boardcert run` against the server (with its profile); the compliance.json it wrote."""
     command = [sys.executable, "-c", "import sys; from boardcert.cli import main; "
                "sys.exit(main())", "run", "--base-url", server.base_url,
                *(["--profile", str(profile)] if profile else []),
-               "--budget", budget, "--output", str(output), "--", *pytest_args]
+               "--budget", budget, "--output", str(output), *run_args]
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BOARDCERT_"))}
     done = subprocess.run(command, env={**env, "BOARDCERT_API_KEY": key}, cwd=ROOT,
                           capture_output=True, text=True, timeout=1800)
@@ -85,7 +85,7 @@ def test_independent_server_gets_the_same_statuses_with_requests_in_flight(
     every requirement has the status it has one request at a time: conformant both ways."""
     serial = CERTIFIED.get("quick") or certify(server, key, "quick", tmp_path / "serial")
     side_by_side = certify(server, key, "quick", tmp_path / "in-flight",
-                           pytest_args=("--in-flight", "8"))
+                           run_args=("--in-flight", "8"))
     statuses = [{r["id"]: r["status"] for r in report["requirements"]}
                 for report in (serial, side_by_side)]
     assert statuses[0] == statuses[1], summary(side_by_side)

@@ -92,6 +92,25 @@ def test_gather_at_width_one_is_one_at_a_time_and_keeps_errors_as_data(lanes):
     assert done[2].result() == 200 and client.log == []
 
 
+def test_between_is_side_by_side_only_with_the_speed_plugin_and_kept_only_as_expected():
+    """The plain lanes send nothing between readings (each request goes one at a time, as its
+    test makes it); the speed plugin's reads, sends side by side, reads again, and the batch
+    is as expected only when every request got a 4xx and the reading did not change."""
+    client, most = late_client(0.05)
+
+    def reading() -> int:
+        return client.request("GET", "/state").status or 0
+
+    refused = [lambda: SimpleNamespace(status=404)] * 3
+    assert together.between(client, reading, refused, together.PLAIN) is None
+    assert client.log == [] and most[0] == 0
+    kept = together.between(client, reading, refused, Wide(4))
+    assert kept is not None and kept.as_expected and kept.before.value == 200
+    accepted = [*refused, lambda: client.request("GET", "/accepted")]
+    assert not together.between(client, reading, accepted, Wide(4)).as_expected
+    assert together.between(client, reading, refused, Wide(4), lambda state: False) is None
+
+
 def test_in_flight_is_chosen_from_the_round_trip_and_shared_by_the_rate_limit():
     """One at a time for the bundled server and within 10 ms; eight beyond; no more than the
     process's share of --rate-limit keeps busy."""

@@ -7,10 +7,10 @@ A suite names what is independent; how it is done is not its business:
   where it is needed;
 - `pending(item, wanted)`, `upcoming`, `pending_values`: the tests this process runs together
   with this one, from this one on (their cases): plain, this test alone;
-- `between` and `Outcomes`: requests sent between one reading before and one after, and the
-  bookkeeping that keeps a batch's outcomes only when everything went as expected (else each
-  case is made one at a time, so a fault gets the serial verdict and evidence). With one
-  request in flight no batch is made at all.
+- `between` and `Outcomes`: requests sent side by side between one reading before and one
+  after, and the bookkeeping that keeps a batch's outcomes only when everything went as
+  expected (else each case is made one at a time, so a fault gets the serial verdict and
+  evidence). With one request in flight no batch is made at all: `between` sends nothing.
 
 The speed plugin (boardcert.speed.in_flight) supplies the side-by-side way: it puts a
 `Together` into the stash (TOGETHER), and these functions use it; without it (--no-speed, or
@@ -71,6 +71,12 @@ class Lanes:
     def gather(self, client: Client, jobs: Sequence[Job[T]]) -> list[Done[T]]:
         """Each job run in turn, in this thread."""
         return [run(client, job) for job in jobs]
+
+    def between(self, client: Client, read: Callable[[], Any],
+                sends: Sequence[Callable[[], Exchange]],
+                answered: Callable[[Any], bool]) -> Between | None:
+        """Nothing side by side on one lane: the caller sends each request one at a time."""
+        return None
 
 
 class Together(Protocol):
@@ -201,19 +207,11 @@ class Between:
 
 def between(client: Client, read: Callable[[], Any], sends: Sequence[Callable[[], Exchange]],
             lanes: Lanes, answered: Callable[[Any], bool] = lambda _: True) -> Between | None:
-    """One reading by `read`, the requests `sends` make as `lanes` sends them, one reading
-    after, each kept aside; None (nothing sent) if the reading before raised or was not
-    `answered`. The batch is as expected when every request got a 4xx (no 5xx, no transport
-    failure) and the reading after was made, `answered` and equals the one before; else a
-    module throws it away and sends those requests again one at a time."""
-    before = run(client, read)
-    if before.error is not None or not answered(before.value):
-        return None
-    sent = gather(client, sends, lanes)
-    after = run(client, read)
-    rejected = all(d.error is None and 400 <= (d.value.status or 0) < 500 for d in sent)
-    return Between(before, sent, after, rejected and after.error is None
-                   and answered(after.value) and after.value == before.value)
+    """The requests `sends` make, side by side between one reading by `read` before and one
+    after, each kept aside, and whether that went as expected (the speed plugin's lanes:
+    boardcert.speed.in_flight); None when nothing was sent side by side (one lane; the reading
+    before failed or was not `answered`): the caller sends each request one at a time."""
+    return lanes.between(client, read, sends, answered)
 
 
 class Outcomes(Generic[K, T]):

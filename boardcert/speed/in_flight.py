@@ -25,9 +25,9 @@ from typing import Any, TypeVar
 
 import pytest
 
-from boardcert.http.client import Client
+from boardcert.http.client import Client, Exchange
 from boardcert.pytest import together
-from boardcert.pytest.together import Done, Job, Lanes, Plan
+from boardcert.pytest.together import Between, Done, Job, Lanes, Plan
 from boardcert.settings import workers
 from boardcert.settings.run import in_session
 
@@ -75,6 +75,23 @@ class Wide(Lanes):
             if isinstance(done.error, FixtureInJob):
                 raise done.error
         return found
+
+    def between(self, client: Client, read: Callable[[], Any],
+                sends: Sequence[Callable[[], Exchange]],
+                answered: Callable[[Any], bool]) -> Between | None:
+        """One reading, the requests side by side, one reading after, each kept aside; None
+        (nothing sent) if the reading before raised or was not `answered`. As expected when
+        every request got a 4xx (no 5xx, no transport failure) and the reading after was
+        made, `answered` and equals the one before; else the module throws the batch away and
+        sends those requests again one at a time (a fault gets the serial verdict)."""
+        before = self.gather(client, [read])[0]
+        if before.error is not None or not answered(before.value):
+            return None
+        sent = self.gather(client, sends)
+        after = self.gather(client, [read])[0]
+        rejected = all(d.error is None and 400 <= (d.value.status or 0) < 500 for d in sent)
+        return Between(before, sent, after, rejected and after.error is None
+                       and answered(after.value) and after.value == before.value)
 
 
 class SideBySide:

@@ -43,3 +43,14 @@ def test_a_key_in_a_message_is_masked_in_every_file_pytest_alone_wrote(pytester,
     built = report.load(out)  # validated against spec/compliance.schema.json
     assert "the server said '***' back" in json.dumps(built["tests"])
     assert "***" in ET.parse(junit).getroot().find(".//failure").get("message")
+
+
+def test_the_bundled_servers_key_is_masked_too(pytester, tmp_path):
+    """With no base URL the run starts the bundled server with a key of its own: a failure
+    that shows it is masked in the report and in junit.xml like a key the user gave."""
+    pytester.makepyfile(FAILING)
+    out, junit = tmp_path / "out", tmp_path / "j" / "junit.xml"
+    result = pytester.runpytest(*PLUGIN, f"--report-dir={out}", f"--junitxml={junit}")
+    result.assert_outcomes(failed=1)
+    assert "the server said '***' back" in json.dumps(report.load(out)["tests"])
+    assert "the server said '***' back" in junit.read_text()

@@ -14,6 +14,7 @@ from _pytest.junitxml import xml_key  # where the junit.xml writer is (as pytest
 
 from boardcert.http.redact import for_key
 from boardcert.outputs import report
+from boardcert.pytest.stash import TARGET
 from boardcert.settings.run import stash_key
 
 
@@ -27,7 +28,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     run = config.stash.get(stash_key(), None)
     if run is None or hasattr(config, "workerinput"):
         return
-    redactor = for_key(run.target.api_key)  # the key given; the bundled server's is no secret
+    target = config.stash.get(TARGET, None)  # once started: the bundled server's key too
+    redactor = for_key(target.api_key if target is not None and target.api_key
+                       else run.target.api_key)
     if not redactor:
         return
     schemas = {report.JSON_NAME: report.schema()}

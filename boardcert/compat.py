@@ -9,6 +9,9 @@ instead.)
   drawn from the string and number literals of boardcert's own modules (`only_the_seed`).
 - schemathesis's state machine (eight of its modules): reshaped so that the rules it can choose
   never depend on what the server answered (`answer_independent`).
+- pytest's place for its junit.xml writer (`_pytest.junitxml.xml_key`): boardcert's JUnit
+  writer takes it, where Hypothesis's statistics and record_testsuite_property look
+  (`junit_slot`).
 """
 
 from __future__ import annotations
@@ -65,6 +68,23 @@ def only_the_seed() -> None:
 
 def _no_local_constants() -> Any:
     return _NONE[0]
+
+
+def junit_slot() -> Any:
+    """Where pytest keeps its junit.xml writer: boardcert.outputs.junit puts its own there, so
+    that Hypothesis's statistics and `record_testsuite_property` reach junit.xml. Checked: a
+    pytest StashKey by that name."""
+    try:
+        import pytest
+        from _pytest.junitxml import xml_key
+
+        if not isinstance(xml_key, pytest.StashKey):
+            raise TypeError(f"xml_key is a {type(xml_key).__name__}, not a StashKey")
+    except (ImportError, TypeError) as exc:
+        raise _stop("pytest", "where it keeps its junit.xml writer", exc,
+                    "junit.xml would lose Hypothesis's statistics and the suite's properties"
+                    ) from None
+    return xml_key
 
 
 def check() -> None:

@@ -131,3 +131,20 @@ def test_a_run_stops_when_the_state_machine_cannot_be_reshaped(tmp_path, workers
     assert "the property tests could not be collected" in said
     assert "link rules not replaced" in said
     assert "passed" not in said.splitlines()[-1]
+
+
+def test_the_junit_slot_is_pytests_and_a_changed_one_stops_the_run(monkeypatch, pytester):
+    """boardcert's junit.xml writer sits where pytest keeps its own (Hypothesis's statistics
+    find it there); when pytest keeps it elsewhere, a run asked for junit.xml stops with a
+    usage error naming pytest, not a junit.xml that silently lost its properties."""
+    from _pytest import junitxml
+
+    assert compat.junit_slot() is junitxml.xml_key
+    monkeypatch.setattr(junitxml, "xml_key", "elsewhere")
+    with pytest.raises(CompatError, match="pytest .*junit.xml writer"):
+        compat.junit_slot()
+    pytester.makepyfile("def test_nothing():\n    pass\n")
+    result = pytester.runpytest_inprocess("-p", "boardcert.pytest.plugin",
+                                          f"--junitxml={pytester.path / 'j.xml'}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "junit.xml writer" in result.stderr.str()

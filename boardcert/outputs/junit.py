@@ -34,8 +34,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _pytest.junitxml import xml_key  # where Hypothesis and record_testsuite_property find it
 
+from boardcert.compat import junit_slot
+from boardcert.errors import CompatError
 from boardcert.interface import requirements
 from boardcert.outputs.record import RECORD, Record
 from boardcert.outputs.record import of as record_of
@@ -61,9 +62,13 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.option.xmlpath
     if not path or hasattr(config, "workerinput"):
         return
+    try:
+        slot = junit_slot()  # where Hypothesis and record_testsuite_property find the writer
+    except CompatError as exc:
+        raise pytest.UsageError(str(exc)) from None
     config.option.xmlpath = None
     writer = JUnit(Path(path).expanduser().absolute(), config)
-    config.stash[xml_key] = writer  # type: ignore[assignment]  # add_global_property, family
+    config.stash[slot] = writer  # add_global_property, family
     config.pluginmanager.register(writer, "boardcert-junit")
 
 

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from _pytest.junitxml import xml_key  # where the junit.xml writer is (as pytest keeps it)
 
 from boardcert.http.redact import for_key
 from boardcert.outputs import report
@@ -51,8 +50,8 @@ def written(config: pytest.Config) -> Iterator[Path]:
     for given in (getattr(option, "report_dir", None), getattr(option, "allure_report_dir", None)):
         if given:
             yield Path(given)
-    xml = config.stash.get(xml_key, None)  # pytest's junitxml, or boardcert's in its place
-    path = getattr(xml, "path", None) or getattr(xml, "logfile", None)
+    xml = config.pluginmanager.get_plugin("boardcert-junit")  # boardcert.outputs.junit's writer
+    path = getattr(xml, "path", None)
     if path:
         from boardcert.outputs import junit  # a plugin module: pytest imports it first
 

@@ -15,6 +15,7 @@ from schemathesis.core.parameters import ParameterLocation
 
 from boardcert import compat
 from boardcert.interface import spec
+from boardcert.interface.resources import BY_NAME
 from boardcert.properties.arena import Arena
 from boardcert.properties.cases import CaseInfo
 from boardcert.properties.judging import answered, requirement_ids
@@ -39,7 +40,8 @@ def state_machine(schema: Any) -> type:
     if left_out:
         schema = schema.exclude(operation_id=left_out)
     # reshaped so that the rules it can choose never depend on the answers (boardcert.compat)
-    base = compat.answer_independent(schema.as_state_machine(), root=spec.operation(2))
+    root = spec.operation(BY_NAME["project"].creates[0])  # the links start at a new project
+    base = compat.answer_independent(schema.as_state_machine(), root=root)
 
     class BoardWorkflow(base):  # type: ignore[misc, valid-type]
         arena: Arena | None = None

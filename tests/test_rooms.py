@@ -84,3 +84,24 @@ def test_no_module_is_over_400_lines() -> None:
     longer = {str(p.relative_to(ROOT)) for p in paths
               if len(p.read_text().splitlines()) > LONGEST}
     assert longer == LONGER
+
+
+def private(name: str) -> bool:
+    """A private module of another library: `_pytest`, `hypothesis.internal`, `x._y`."""
+    return not name.startswith(("boardcert", "__future__")) and (
+        name.startswith("_") or ".internal" in name or "._" in name)
+
+
+def test_private_modules_of_other_libraries_only_in_the_fenced_places() -> None:
+    """Another library's private modules (`_pytest`, `hypothesis.internal`, `schemathesis`'s
+    underscored or engine internals, ...) are imported only by compat.py and speed/."""
+    fenced = {PACKAGE / "compat.py", *(PACKAGE / "speed").rglob("*.py")}
+    found = []
+    for path in modules():
+        if path in fenced:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            found += [f"{module_name(path)}: {n}" for n in names if private(n)]
+    assert not found, "\n".join(found)

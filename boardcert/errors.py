@@ -50,11 +50,14 @@ class NotAssessed(Exception):
     """A test needs a profile value that is absent; the test is reported not assessed.
 
     `key`: what it lacks, in words; `lacks`: the profile keys it needed that the profile does
-    not give; `misfit`: the profile keys whose values the server refused (set them)."""
+    not give; `misfit`: the profile keys whose values the server refused (set them);
+    `read_only`: it would change the server, and the run is --read-only."""
 
-    def __init__(self, key: str, lacks: Iterable[str] = (), misfit: Iterable[str] = ()) -> None:
+    def __init__(self, key: str, lacks: Iterable[str] = (), misfit: Iterable[str] = (),
+                 read_only: bool = False) -> None:
         super().__init__(f"not assessed: {key}")
         self.key = key
+        self.read_only = read_only
         self.lacks: tuple[str, ...] = tuple(lacks)
         self.misfit: tuple[str, ...] = tuple(misfit)
 

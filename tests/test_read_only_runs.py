@@ -5,6 +5,7 @@ wrong shape (exit 1)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from faults.asgi import Intercept
@@ -50,6 +51,8 @@ def test_a_conformant_server_passes_with_gets_only(servers, tmp_path, capsys):
     output = capsys.readouterr().out
     assert code == 0, output[-3000:]
     assert "boardcert: read-only checks passed: not a certification (exit 0)" in output
+    left = re.search(r"boardcert --read-only: (\d+) requirements not assessed .*: (.*)", output)
+    assert left and int(left.group(1)) > 20 and "CARD-NAME-MAX-ACCEPTED" in left.group(2)
     assert {hit.method for hit in recorder.hits} == {"GET"}
     assert {hit.path for hit in recorder.hits} >= {
         "/users/me", f"/projects/{project}", f"/projects/{project}/rows"}

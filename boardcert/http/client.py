@@ -173,7 +173,8 @@ class Client:
         """Send one request; `key` is DEFAULT (the configured key), None (no header) or a value."""
         __tracebackhide__ = True  # pytest shows a frame's arguments: these hold the key
         if self.target.read_only and method.upper() not in READS:
-            raise NotAssessed(f"--read-only (the test would send {method.upper()} {path})")
+            raise NotAssessed(f"--read-only (the test would send {method.upper()} {path})",
+                              read_only=True)
         sent = dict(headers or {})
         if key is DEFAULT:
             sent[KEY_HEADER] = self.target.api_key

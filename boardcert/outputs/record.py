@@ -33,6 +33,7 @@ class Record:
     not_assessed: str = ""  # why the test was not assessed (NotAssessed.key)
     lacks: tuple[str, ...] = ()  # profile keys it needed and the profile does not give
     misfit: tuple[str, ...] = ()  # profile keys whose values the server refused
+    read_only: bool = False  # not assessed: it would change the server, and the run is --read-only
 
     def to_json(self) -> str:
         """Only the fields that say something, as JSON."""

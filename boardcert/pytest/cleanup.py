@@ -21,7 +21,8 @@ from boardcert.suite.ledger import Ledger
 def ledger(base_api: Api, request: pytest.FixtureRequest) -> Iterator[Ledger]:
     """Everything the run creates; deleted newest first when the session ends."""
     if request.config.stash[TARGET].read_only:
-        raise NotAssessed("--read-only (the test needs resources the run would create)")
+        raise NotAssessed("--read-only (the test needs resources the run would create)",
+                          read_only=True)
     ledger = Ledger(base_api)
     request.config.stash[LEDGERS].append(ledger)
     yield ledger

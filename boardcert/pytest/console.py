@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from boardcert.outputs.record import of as record_of
 from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import LEFT_BEHIND, PREFLIGHT_NOTES, SPEED, TARGET
 from boardcert.settings.run_facts import NO_SPEED
@@ -41,7 +42,7 @@ class ReadOnlySummary:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         ids = str(dict(report.user_properties).get("requirements", "")).split()
-        if report.skipped and "--read-only" in str(report.longrepr):
+        if report.skipped and record_of(report).read_only:
             self.skipped.update(ids)
         elif report.when == "call" or report.failed:
             self.assessed.update(ids)

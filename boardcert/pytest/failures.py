@@ -24,7 +24,7 @@ from boardcert.outputs.record import RECORD, Record
 from boardcert.outputs.record import of as record_of
 from boardcert.outputs.report.build import BUG
 from boardcert.pytest.markers import requirement_ids
-from boardcert.pytest.stash import CLIENT, LEDGERS, THROWAWAY
+from boardcert.pytest.stash import CLIENT, LEDGERS, READ_ONLY_SKIPPED, THROWAWAY
 from boardcert.pytest.target import exchanges_of
 from boardcert.reproduce import recipe
 from boardcert.reproduce.script import relative_path
@@ -57,6 +57,8 @@ def _record(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestR
     unchecked = item.stash.get(UNASSESSED, None)
     record = Record(unassessed=unchecked if call.when == "call" and unchecked else {})
     exc = call.excinfo.value if call.excinfo is not None else None
+    if isinstance(exc, pytest.skip.Exception) and item.stash.get(READ_ONLY_SKIPPED, False):
+        return replace(record, read_only=True)
     if isinstance(exc, pytest.skip.Exception) and hasattr(exc, "boardcert_key"):
         return replace(record, not_assessed=exc.boardcert_key, lacks=exc.boardcert_lacks)
     if exc is None or not report.failed:
@@ -64,7 +66,8 @@ def _record(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestR
     if isinstance(exc, NotAssessed):
         report.outcome = "skipped"
         report.longrepr = (str(item.path), item.location[1] or 0, str(exc))
-        return replace(record, not_assessed=exc.key, lacks=exc.lacks, misfit=exc.misfit)
+        return replace(record, not_assessed=exc.key, lacks=exc.lacks, misfit=exc.misfit,
+                       read_only=exc.read_only)
     found = violations(exc)
     exchanges = [x for v in found for x in v.exchanges] or \
         [e.as_dict() for e in exchanges_of(item)[-EXCHANGES_SHOWN:]]

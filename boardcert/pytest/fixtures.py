@@ -191,7 +191,7 @@ def readable_project(request: pytest.FixtureRequest, target: Target, api: Api) -
         project_id = current.get("id") if isinstance(current, dict) else current
     if not isinstance(project_id, str | int) or isinstance(project_id, bool):
         raise NotAssessed("--read-only (GET /users/me reports no currentProject to read; "
-                          "name one with --project-id)")
+                          "name one with --project-id)", read_only=True)
     exchange = api.call(3, projectId=str(project_id))
     read = exchange.json() if exchange.status == 200 and exchange.content else None
     name = read.get("name") if isinstance(read, dict) else None

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from boardcert.interface import requirements, spec
-from boardcert.pytest.stash import TARGET
+from boardcert.pytest.stash import READ_ONLY_SKIPPED, TARGET
 
 READ_ONLY_SKIP = "not assessed: --read-only (this test changes the server)"
 _NONE = requirements.Requirement("", "", "", "", "", "", ())
@@ -44,6 +44,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if ids and config.stash[TARGET].read_only and item.get_closest_marker("read_only") is None:
             # Skipped before set-up, so no module or session fixture creates anything for it.
             item.add_marker(pytest.mark.skip(reason=READ_ONLY_SKIP))
+            item.stash[READ_ONLY_SKIPPED] = True  # the record says why, as data
 
 
 def requirement_ids(item: pytest.Item) -> list[str]:

@@ -60,9 +60,13 @@ class Redactor:
     def __init__(self, secrets: Iterable[str | None] = ()) -> None:
         self.secrets = frozenset(s for s in secrets if s)
         forms = {f for s in self.secrets for f in (s, json.dumps(s)[1:-1], quote(s, safe=""))}
+        escaped = {e for f in forms for e in (
+            html.escape(f), html.escape(f, quote=False), _jinja_escape(f))}
         self._text = _tokens(forms)
-        self._html = _tokens({e for f in forms for e in (
-            html.escape(f), html.escape(f, quote=False), _jinja_escape(f))})
+        self._html = _tokens(escaped)
+        # Each form as bytes: a file holding none of them has nothing to mask (a byte search
+        # is some ten times faster than the patterns over a run's 3 MB of files).
+        self._bytes = tuple(f.encode("utf-8") for f in sorted(forms | escaped) if f)
 
     def __bool__(self) -> bool:
         return bool(self.secrets)
@@ -144,6 +148,8 @@ class Redactor:
         """Mask the secrets in a file written by the run, by its kind; rewrite it only if
         something changed. A file that is not UTF-8 text is left alone."""
         content = path.read_bytes()
+        if not any(form in content for form in self._bytes):
+            return
         try:
             text = content.decode("utf-8")
         except UnicodeDecodeError:

@@ -59,7 +59,7 @@ def pytest_cmdline_main(config: pytest.Config) -> Any:
 
 
 OURS = pytest.StashKey[bool]()
-UNITS = "boardcert_units"  # workerinput: the controller schedules by `units` (concurrency.py)
+UNITS = "boardcert_units"  # workerinput: the controller schedules by `units` (speed/in_flight.py)
 
 
 def ours(config: pytest.Config) -> bool:

@@ -19,6 +19,8 @@ from boardcert.errors import CompatError
 from boardcert.interface import spec
 from boardcert.paths import ROOT, SUITES
 
+pytest_plugins = ["pytester"]
+
 
 def test_hypothesis_draws_on_no_literal_of_boardcert_s_own_modules():
     """A provider of Hypothesis's finds no local literal once the pool is emptied (the

@@ -125,8 +125,9 @@ class Calls:
 
     def judged(self, removed: RemovedPath, sent: list[Exchange], before: Any, after: Any,
                read: Any = None) -> Outcome:
-        """The outcome of a removed path's requests (`sent`, readings between them left out)."""
-        calls = [x for x in sent if x.method == removed.method]
+        """The outcome of a removed path's requests (`sent`, readings between them left out,
+        and a 429 sent again: its retry is the answer)."""
+        calls = [x for x in sent if x.method == removed.method and not x.retried]
         outcome = Outcome(min(calls, key=_rank), before, after, read=read,
                           sent=calls if len(calls) > 1 else [])
         if not removed.observable:

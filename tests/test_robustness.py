@@ -149,6 +149,23 @@ def test_429_forever_is_retried_a_bounded_number_of_times(servers):
     assert f"retry {client.MAX_RETRIES} of {client.MAX_RETRIES} after 429" in exchange.evidence()
 
 
+def test_reproduction_scripts_honour_429_as_the_client_does(servers):
+    """The request of the reproduction scripts and of `boardcert cleanup` (the standard
+    library's, outside the client) waits out a 429 and sends again as often as the client,
+    reading Retry-After alike; a 429 is the answer only when the retries are spent."""
+    from boardcert.reproduce import answers
+
+    def send(app):
+        return answers.request(servers.asgi(app), "GET", "/users/me", {}, None, TIMEOUT_S, CAP)
+
+    twice = apps.Throttled(apps.fixed(200, USERS_ME), times=2, retry_after="0.1")
+    assert (send(twice).status, twice.count) == (200, 3)
+    forever = apps.Throttled(apps.fixed(200, USERS_ME), times=None, retry_after="0")
+    assert (send(forever).status, forever.count) == (429, client.MAX_RETRIES + 1)
+    for value in ("2", "-5", "86400", "soon", None, "nan"):
+        assert answers.retry_after(value) == retry_after(value), value
+
+
 def test_retry_after_is_read_and_bounded():
     """Retry-After in seconds or as an HTTP date, never negative, never above the bound."""
     assert retry_after("2") == 2.0

@@ -105,3 +105,26 @@ def test_private_modules_of_other_libraries_only_in_the_fenced_places() -> None:
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else []
             found += [f"{module_name(path)}: {n}" for n in names if private(n)]
     assert not found, "\n".join(found)
+
+
+# What sends HTTP: the one seam (http/client.py: 429 honoured, key masked, deadline), the
+# reproduction scripts' standard-library copy of it (reproduce/answers.py: 429 honoured too),
+# the bundled server's wait for its own child, and the speed plugin's check of httpx.
+HTTP_LIBRARIES = ("httpx", "httpcore", "http.client", "urllib.request", "requests", "aiohttp",
+                  "urllib3", "socket")
+SENDERS = {"boardcert.http.client", "boardcert.reproduce.answers", "boardcert.reference.server",
+           "boardcert.speed.patches"}
+
+
+def test_requests_leave_through_one_seam() -> None:
+    """No module but the seam (and the three named beside it) imports an HTTP library, so
+    every request boardcert sends to a target (probes, requests sent together, preflight,
+    discovery, clean-up) goes through boardcert.http.client, which honours 429."""
+    found = set()
+    for path in [*modules(), *sorted((ROOT / "suites").rglob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n == lib or n.startswith(f"{lib}.") for n in names for lib in HTTP_LIBRARIES):
+                found.add(module_name(path))
+    assert found == SENDERS

@@ -189,6 +189,7 @@ class Client:
             exchange = self._send(method, path, content, params, sent, attempt)
             if exchange.status != 429 or attempt > MAX_RETRIES:
                 return exchange
+            exchange.retried = True
             time.sleep(retry_after(exchange.headers.get("retry-after")))
         return exchange
 

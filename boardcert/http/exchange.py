@@ -40,6 +40,7 @@ class Exchange:
     error: str | None = None
     failure: str | None = None  # CONNECT, TIMEOUT, BROKEN, TOO_LARGE or TLS when error is set
     attempt: int = 1  # > 1: a retry after a 429
+    retried: bool = False  # answered 429 and sent again: the next attempt is the answer
     together: int | None = None  # sent with others at the same moment (boardcert.http.at_once)
     redactor: Redactor = field(default_factory=Redactor, repr=False, compare=False)
     profile_body: Any = None  # (op, ProfileBody or None, {profile key: value its path or

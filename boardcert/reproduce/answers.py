@@ -6,9 +6,12 @@ import hashlib
 import http.client
 import json
 import re
+import time
+from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
 KEY_HEADER = "X-API-Key"
+RETRIES, LONGEST_WAIT = 3, 5.0  # a 429 is sent again this often, after at most this wait (s)
 TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$")
 
 
@@ -47,7 +50,31 @@ class Answer:
 
 def request(base_url, method, target, headers, body, timeout, max_body):
     """One request, as it is written (no redirect followed, no header added but Host and
-    Content-Length); the answer, or why there was none."""
+    Content-Length); the answer, or why there was none. A 429 is sent again after its
+    Retry-After, a bounded number of times, as the run did (a 429 is never the answer judged
+    while a retry is left)."""
+    for _ in range(RETRIES):
+        answer = _once(base_url, method, target, headers, body, timeout, max_body)
+        if answer.status != 429:
+            return answer
+        time.sleep(retry_after(answer.headers.get("retry-after")))
+    return _once(base_url, method, target, headers, body, timeout, max_body)
+
+
+def retry_after(value):
+    """Seconds to wait after a 429: its Retry-After (seconds or an HTTP date) within
+    [0, LONGEST_WAIT]; 1 s when there is none or it cannot be read."""
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        try:
+            seconds = parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return 1.0
+    return min(max(seconds, 0.0), LONGEST_WAIT) if seconds == seconds else 1.0
+
+
+def _once(base_url, method, target, headers, body, timeout, max_body):
     url = urlsplit(base_url)
     kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
     connection = kind(url.hostname, url.port, timeout=timeout)

@@ -303,6 +303,25 @@ async def _tidy_names_only(request: Request, forward: Forward) -> Response:
     return await forward(request)
 
 
+# --- a rate limit: 429 with Retry-After: 1 to every 25th request --------------------------------
+
+THROTTLE_EVERY = 25
+
+
+def _throttled(_key: str) -> Handler:
+    """Every 25th request is answered 429 Too Many Requests, Retry-After: 1, and not carried
+    out: a rate limit, which every request boardcert sends honours (policy, section 6)."""
+    seen = [0]
+
+    async def fn(request: Request, forward: Forward) -> Response:
+        seen[0] += 1
+        if seen[0] % THROTTLE_EVERY == 0:
+            return Response(429, b'{"error": "too many requests"}',
+                            {"content-type": "application/json", "retry-after": "1"})
+        return await forward(request)
+    return fn
+
+
 def _variant(name: str, description: str, handler: Handler, profile: str | None = None,
              make: Any = None) -> Variant:
     return Variant(name, description, None, make or (lambda _key: handler), profile)
@@ -352,5 +371,7 @@ CONFORMANT: list[Variant] = [
     _variant("bodies-elsewhere", "every body the interface does not show takes other names, "
              "op 7 rowName only, anchors required, op 27 entityId in a header; no profile",
              on({*ELSEWHERE, 7, 18, 20, 23, 27}, _bodies_elsewhere)),
+    Variant("every-25th-throttled", "every 25th request is answered 429 with Retry-After: 1 "
+            "(and not carried out)", None, _throttled),
     *MOMENTS,
 ]

@@ -15,7 +15,15 @@ INTERFACE = re.sub(r"\s+", " ", (SPEC / "interface.md").read_text(encoding="utf-
 POLICY = SPEC.parent.parent / "shared" / "conformance-policy.md"
 # The requirements that rest on the conformance policy's reading rather than on a sentence.
 READINGS = {"CARD-NAME-MAX-MULTIBYTE", "CARD-NAME-MAX-ASTRAL", "AUTH-REJECTED-CHANGES-NOTHING",
-            "REMOVED-PATH-NO-EFFECT", "REMOVED-PATH-GONE"}
+            "REMOVED-PATH-NO-EFFECT", "REMOVED-PATH-GONE", "REMOVED-PATH-NOT-SERVED",
+            "JSON-MEDIA-TYPE", "NO-SERVER-ERROR", "REJECT-MALFORMED-JSON",
+            "REJECTED-CHANGES-NOTHING", "PROJECT-CARDS-LISTED", "PROJECT-UPDATED-AT",
+            "CARD-NAME-AS-SENT", "CARD-MOVE-PLACES", "CARD-MOVE-BY-METADATA-PLACES",
+            "CONCURRENT-CREATIONS-KEPT", "USERS-ME-NO-ACCESS-TOKENS", "PROJECT-NOT-WRAPPED",
+            "CARD-NAME-MAX-ACCEPTED", "ROW-DELETE-RETURNS-PROJECT",
+            "COLUMN-DELETE-RETURNS-PROJECT", "CARD-DELETE-RETURNS-CARD",
+            "CARD-MOVE-ORDERING-ACCEPTED", "CARD-MOVE-IDS", "EXCHANGE-USER-TOKEN",
+            "AUTH-KEY-REQUIRED"}
 
 
 def raw() -> list[dict]:

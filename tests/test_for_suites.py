@@ -18,7 +18,7 @@ FACE = [
     "misfit",
     "spec", "when", "REMOVED", "RemovedPath",
     "Profile", "fill", "Board", "Made", "placeholders", "profile_body", "project_state",
-    "unique", "Entry", "Ledger",
+    "unique", "Entry", "Ledger", "modelled",
     "together", "early", "Watched",
     "properties",
 ]

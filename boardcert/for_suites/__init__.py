@@ -20,7 +20,15 @@ from boardcert.pytest import early, together
 from boardcert.pytest.early import Watched
 from boardcert.settings.config import NotAssessed, Profile, fill
 from boardcert.suite import checks, expect
-from boardcert.suite.board import Board, Made, placeholders, profile_body, project_state, unique
+from boardcert.suite.board import (
+    Board,
+    Made,
+    modelled,
+    placeholders,
+    profile_body,
+    project_state,
+    unique,
+)
 from boardcert.suite.expect import Outcome
 from boardcert.suite.ledger import Entry, Ledger
 
@@ -37,6 +45,8 @@ __all__ = [
     # the profile and boards to work on
     "Profile", "fill", "Board", "Made", "placeholders", "profile_body", "project_state",
     "unique", "Entry", "Ledger",
+    # the whole board after a write: a model of a wide board, checked against the server
+    "modelled",
     # what tests do together (independent requests, set-ups: side by side only with the
     # speed plugin), set-ups made at the first test
     "together", "early", "Watched",

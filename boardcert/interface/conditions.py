@@ -14,6 +14,8 @@ answer (`on`: the Exchange itself, until boardcert.reproduce.recipe turns it int
     present     something at `at` (a removed property)
     type        the value at `at` has none of the JSON types `want`
     value       the value at `at` is not `want` (or is missing)
+    order       the ids of the list at `at` (items that are ids or records with one), those
+                of `want` among them, are not in `want`'s order
     same-value  the value at `at` is still `value`
     same-as     the value at `at` is the one at `at` of an earlier answer (`as`: its
                 exchange), read `pause` seconds or more before the requests in between
@@ -66,6 +68,10 @@ def wrong_type(exchange: Any, at: Path, want: str | list[str]) -> Condition:
 
 def value(exchange: Any, at: Path, want: Any) -> Condition:
     return {"kind": "value", "on": exchange, "at": list(at), "want": want}
+
+
+def order(exchange: Any, at: Path, want: list[str]) -> Condition:
+    return {"kind": "order", "on": exchange, "at": list(at), "want": list(want)}
 
 
 def same_value(exchange: Any, at: Path, found: Any) -> Condition:

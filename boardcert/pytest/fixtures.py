@@ -162,11 +162,12 @@ def make_card(api: Api, ledger: Ledger) -> Callable[..., Made]:
 
 @pytest.fixture(scope="session")
 def make_board(api: Api, make_project, make_row, make_column, make_card) -> Callable[..., Board]:
-    """`make_board(rows=1, metadata=False)`: a Board of the caller's own (boardcert.suite.board);
-    with `metadata`, the first card gets a metadata entry."""
-    def make(rows: int = 1, metadata: bool = False) -> Board:
-        made = build(make_project, make_row, make_column, make_card, rows)
-        return give_metadata(api, made) if metadata else made
+    """`make_board(rows=1, metadata=False, wide=False)`: a Board of the caller's own
+    (boardcert.suite.board); with `metadata`, the first card gets a metadata entry (a wide
+    board: the middle card three, the last one)."""
+    def make(rows: int = 1, metadata: bool = False, wide: bool = False) -> Board:
+        made = build(make_project, make_row, make_column, make_card, rows, wide)
+        return give_metadata(api, made, wide) if metadata else made
     return make
 
 
@@ -203,6 +204,19 @@ def fresh_board(make_board, request: pytest.FixtureRequest) -> Board:
     """A board of the test's own, to change (built ahead, side by side with those of the tests
     that follow, when more than one request is in flight: boardcert.pytest.together)."""
     return together.own(request, make_board)
+
+
+@pytest.fixture
+def wide_board(make_board, request: pytest.FixtureRequest) -> Board:
+    """A wide board of the test's own, to change and check whole (boardcert.suite.board:
+    three of each kind), built ahead like `fresh_board`."""
+    return together.own(request, lambda: make_board(wide=True))
+
+
+@pytest.fixture
+def wide_board_with_metadata(make_board, request: pytest.FixtureRequest) -> Board:
+    """A wide board whose middle card has three metadata entries and whose last has one."""
+    return together.own(request, lambda: make_board(metadata=True, wide=True))
 
 
 @pytest.fixture

@@ -187,6 +187,13 @@ class Replay:
         if kind == "type":
             wrong = found and not set(json_type(value)) & set(condition["want"])
             return wrong, f"{path} is {shown} ({'/'.join(condition['want'])} wanted)"
+        if kind == "order":
+            wanted = self.resolve(condition["want"])
+            listed = [r.get("id") if isinstance(r, dict) else r
+                      for r in (value if found and isinstance(value, list) else [])]
+            shown = [i for i in listed if any(same(w, i) for w in wanted)]
+            return not (len(shown) == len(wanted) and all(map(same, wanted, shown))), \
+                f"{path} lists them in the order {short(shown)} ({short(wanted)} wanted)"
         if kind == "value":
             wanted = self.resolve(condition["want"])
             return not (found and same(value, wanted)), \

@@ -31,7 +31,8 @@ FORMAT = 1
 PATH_KINDS = {"projectId": "project", "rowId": "row", "columnId": "column", "cardId": "card",
               "organizationId": "organization"}
 NOT_MADE = frozenset({"pluginId"})  # the profile's, never an id an answer brought
-BODY_KINDS = frozenset({"missing", "present", "type", "value", "same-value", "same-as"})
+BODY_KINDS = frozenset({"missing", "present", "type", "value", "same-value", "same-as",
+                        "order"})
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
 MAX_STEPS = 60  # beyond: the scene's writes are left out; the failure and its ids' makers stay
 ANSWER_MAX = 20_000  # characters of an answer kept for the "answer" condition
@@ -269,7 +270,7 @@ class Builder:
         if "at" in out:  # a record's id in the path is this run's
             out["at"] = self.refs.template(out["at"])
         for key in ("want", "value"):
-            if key in out and condition["kind"] in ("value", "same-value"):
+            if key in out and condition["kind"] in ("value", "same-value", "order"):
                 out[key] = self.refs.template(out[key])
         if condition["kind"] == "answer":
             out["answer"] = self.answer(condition["on"])

@@ -8,17 +8,18 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from contextlib import suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from boardcert.errors import ConfigError
 from boardcert.http.api import Api
 from boardcert.http.client import Exchange
+from boardcert.model import Oracle
 from boardcert.settings.config import Profile, ProfileBody, fill
 from boardcert.suite.ledger import Entry
 
-__all__ = ["Board", "Made", "build", "give_metadata", "placeholders", "profile_body",
-           "project_state", "shape", "unique"]
+__all__ = ["Board", "Made", "build", "give_metadata", "modelled", "placeholders",
+           "profile_body", "project_state", "shape", "unique"]
 
 
 def unique(label: str) -> str:
@@ -39,48 +40,101 @@ class Made:
 
 @dataclass
 class Board:
-    """A project with its rows, two columns in the first row and three cards in the first
-    column; `metadata`: a (key, value) entry of the first card, when it was given one."""
+    """A project with its rows, `columns` in one of them (`row`) and `cards` in one of those
+    (`column`); `metadata`: a (key, value) entry of the first card, when it was given one.
+
+    A plain board: the columns (2) in the first row, the cards (3) in the first column. A wide
+    board (for the whole-board checks: three of each kind, the item a test addresses not
+    always the first): three rows, three columns in the middle row and one in each other,
+    three cards in the middle column and one in each other column of the middle row, and with
+    `metadata` three entries on the middle card and one on the last (`entries`)."""
 
     project: Made
     rows: list[Made]
     columns: list[Made]
     cards: list[Made]
     metadata: tuple[str, str] | None = None
+    home: int = 0  # the index of `row` among the rows
+    placed: int = 0  # the index of `column` among the columns
+    held: dict[str, list[Made]] = field(default_factory=dict)  # row id -> its columns
+    layout: dict[str, list[Made]] = field(default_factory=dict)  # column id -> its cards
+    entries: list[tuple[Made, str, str]] = field(default_factory=list)  # (card, key, value)
 
     @property
     def row(self) -> Made:
-        return self.rows[0]
+        return self.rows[self.home]
+
+    @property
+    def column(self) -> Made:
+        return self.columns[self.placed]
+
+    @property
+    def other_column(self) -> Made:
+        return self.columns[(self.placed + 1) % len(self.columns)]
 
 
 Make = Callable[..., Made]
 COLUMNS, CARDS = 2, 3  # in the first row, in the first column
+WIDE = {"project": 1, "row": 3, "column": 5, "card": 5}
 
 
-def shape(rows: int = 1) -> dict[str, int]:
+def shape(rows: int = 1, wide: bool = False) -> dict[str, int]:
     """How many of each kind a board holds (for --plan)."""
-    return {"project": 1, "row": rows, "column": COLUMNS, "card": CARDS}
+    return dict(WIDE) if wide else {"project": 1, "row": rows, "column": COLUMNS, "card": CARDS}
 
 
 def build(make_project: Make, make_row: Make, make_column: Make, make_card: Make,
-          rows: int = 1) -> Board:
+          rows: int = 1, wide: bool = False) -> Board:
     """A board made with the plugin's factories (which put it in the ledger)."""
     project = make_project()
-    made_rows = [make_row(project) for _ in range(rows)]
-    columns = [make_column(project, made_rows[0]) for _ in range(COLUMNS)]
-    cards = [make_card(project, columns[0]) for _ in range(CARDS)]
-    return Board(project, made_rows, columns, cards)
+    made_rows = [make_row(project) for _ in range(3 if wide else rows)]
+    home = 1 if wide else 0
+    held = {row.id: [make_column(project, row)
+                     for _ in range((3 if n == home else 1) if wide else
+                                    (COLUMNS if n == home else 0))]
+            for n, row in enumerate(made_rows)}
+    columns, placed = held[made_rows[home].id], 1 if wide else 0
+    layout = {column.id: [make_card(project, column)
+                          for _ in range(CARDS if n == placed else 1 if wide else 0)]
+              for n, column in enumerate(columns)}
+    return Board(project, made_rows, columns, layout[columns[placed].id], home=home,
+                 placed=placed, held=held, layout=layout)
 
 
-def give_metadata(api: Api, board: Board) -> Board:
-    """The first card gets a metadata entry (op 21, the profile's body), noted on the board;
-    none when the profile has no body for it or the server does not answer 200."""
-    if api.profile.has("bodies.add_card_metadata"):
+def give_metadata(api: Api, board: Board, wide: bool = False) -> Board:
+    """The first card gets a metadata entry (op 21, the profile's body), noted on the board
+    (a wide board: three entries on the middle card, one on the last); none when the profile
+    has no body for it or the server does not answer 200."""
+    if not api.profile.has("bodies.add_card_metadata"):
+        return board
+    for card in ([board.cards[1]] * 3 + [board.cards[2]]) if wide else board.cards[:1]:
         key, value = unique("key"), unique("value")
-        exchange = api.call(21, projectId=board.project.id, cardId=board.cards[0].id,
+        exchange = api.call(21, projectId=board.project.id, cardId=card.id,
                             json=api.body("add_card_metadata", key=key, value=value))
-        board.metadata = (key, value) if exchange.status == 200 else None
+        if exchange.status != 200:
+            continue
+        board.entries.append((card, key, value))
+        board.metadata = board.metadata or (key, value)
     return board
+
+
+def modelled(api: Api, board: Board) -> Oracle:
+    """The board told to a model (boardcert.model), and read back once as the model says:
+    the oracle a test's writes are checked with."""
+    oracle = Oracle(api)
+    model, project = oracle.board, board.project.id
+    model.create_project(project, board.project.name)
+    for row in board.rows:
+        model.create_row(project, row.id, row.name)
+        for column in board.held.get(row.id, []):
+            model.create_column(project, row.id, column.id, column.name)
+    for column_id, cards in board.layout.items():
+        for card in cards:
+            model.create_card(project, column_id, card.id, card.name)
+    for card, key, value in board.entries:
+        model.add_metadata(project, card.id, key, value)
+    oracle.baseline()
+    return oracle
 
 
 def placeholders(board: Board, profile: Profile | None = None, **given: Any) -> dict[str, Any]:
@@ -91,8 +145,8 @@ def placeholders(board: Board, profile: Profile | None = None, **given: Any) -> 
     values: dict[str, Any] = {
         "name": unique("name"), "alias": unique("alias"), "key": unique("key"),
         "value": unique("value"), "project_id": board.project.id, "row_id": board.row.id,
-        "row_ids": [row.id for row in board.rows], "column_id": board.columns[0].id,
-        "other_column_id": board.columns[1].id, "column_ids": [c.id for c in board.columns],
+        "row_ids": [row.id for row in board.rows], "column_id": board.column.id,
+        "other_column_id": board.other_column.id, "column_ids": [c.id for c in board.columns],
         "card_id": cards[0], "card_ids": cards[:1], "after_card_id": cards[2],
         "before_card_id": cards[1]}
     if profile is not None:

@@ -1,0 +1,149 @@
+"""The records of the board model: the marks for what the interface leaves open or rules out,
+the kinds of fact, an `Act` (what a write addressed), and projects, rows, columns and cards as
+the model holds them. Pure data (boardcert.model.board writes them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ABSENT", "KINDS", "OPEN", "OTHERS", "Act", "AtLeast", "Card", "Column", "Fact",
+           "Project", "Row", "label", "nth"]
+
+OTHERS = "WRITE-ONLY-ADDRESSED"
+
+
+class _Mark:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+OPEN = _Mark("OPEN")  # the interface leaves it open: any value, present or not
+ABSENT = _Mark("ABSENT")  # a metadata entry or plugin datum that must not be there
+
+
+class AtLeast(dict):
+    """Columns a card must still list, among others it may list too (after an alias)."""
+
+Fact = tuple[Any, ...]  # (kind, *ids)
+# The kinds of fact, and what each says (the observer reads them, compare words them).
+KINDS = {
+    "project": "the project is there (op 3 answers it)",
+    "project-name": "the project's name",
+    "project-created": "the project's createdAt (its creation time)",
+    "rows": "the order of the project's rows",
+    "row": "the row is there",
+    "row-name": "the row's name",
+    "columns": "the order of a row's columns",
+    "column": "the column is there, in its row",
+    "column-name": "the column's name",
+    "card": "the card is there (listed in the Project's cards)",
+    "cards-order": "the order of the Project's cards",
+    "card-name": "the card's name",
+    "card-columns": "the columns the card is placed in",
+    "metadata": "a metadata entry of the card",
+    "plugin": "the plugin is attached to the project",
+    "data": "a plugin's datum for an entity under a key",
+}
+
+
+@dataclass
+class Act:
+    """A write the model applied: op number, a sentence ("renamed row 2 of 3 'bc-row-…'"),
+    and the facts it addressed -> the requirement a difference there breaks."""
+
+    op: int
+    said: str
+    addressed: dict[Fact, str] = field(default_factory=dict)
+
+    def requirement(self, fact: Fact) -> str:
+        return self.addressed.get(fact, OTHERS)
+
+
+@dataclass
+class Column:
+    id: str
+    name: str
+
+
+@dataclass
+class Row:
+    id: str
+    name: str
+    columns: list[Column] = field(default_factory=list)
+
+
+@dataclass
+class Card:
+    id: str
+    name: str
+    columns: set[str] | None  # None: open (after a move); see `least`
+    least: set[str] = field(default_factory=set)  # columns it must still list (an alias)
+    metadata: dict[str, Any] = field(default_factory=dict)  # key -> value, ABSENT or OPEN
+    present: Any = True  # True, False or OPEN (a deleted row's or column's card)
+    values: dict[str, str] = field(default_factory=dict)  # key -> the last value given
+
+
+@dataclass
+class Project:
+    id: str
+    name: str
+    rows: list[Row] = field(default_factory=list)
+    cards: dict[str, Card] = field(default_factory=dict)
+    order: list[str] | None = None  # the cards' order, learnt from a first reading
+    floating: set[str] = field(default_factory=set)  # rows, columns, cards whose place is open
+    plugins: dict[str, bool] = field(default_factory=dict)
+    present: bool = True
+    created: Any = OPEN  # createdAt, learnt from a first reading
+    gone_rows: list[str] = field(default_factory=list)  # deleted rows
+    gone_columns: dict[str, str] = field(default_factory=dict)  # deleted column -> its row
+
+    def row(self, row_id: str) -> Row:
+        return next(r for r in self.rows if r.id == row_id)
+
+    def column(self, column_id: str) -> tuple[Row, Column]:
+        return next((r, c) for r in self.rows for c in r.columns if c.id == column_id)
+
+    def column_name(self, column_id: str) -> str | None:
+        found = [c.name for r in self.rows for c in r.columns if c.id == column_id]
+        return found[0] if found else None
+
+
+def nth(items: list[Any], item: Any) -> str:
+    return f"{items.index(item) + 1} of {len(items)}"
+
+
+def label(projects: dict[str, Project], fact: Fact, named: bool = True) -> str:
+    """What a fact is about, in words: "row 2 of 3 ('bc-row-…')" (`named`: with its name)."""
+    kind, *ids = fact
+    if kind in ("data",):
+        return f"plugin {ids[0]}'s datum {ids[2]!r} of entity {ids[1]!r}"
+    project = projects.get(ids[0])
+    if project is None:
+        return f"{kind} {ids}"
+    if kind in ("project", "project-name", "project-created", "rows", "cards-order"):
+        return f"project {project.name!r}"
+    if kind == "plugin":
+        return f"plugin {ids[1]!r} of project {project.name!r}"
+    if kind in ("row", "row-name", "columns"):
+        row = next((r for r in project.rows if r.id == ids[1]), None)
+        if row is None:
+            return f"the deleted row {ids[1]}"
+        return f"row {nth(project.rows, row)}" + (f" ({row.name!r})" if named else "")
+    if kind in ("column", "column-name"):
+        column_id = ids[-1]
+        for row in project.rows:
+            for column in row.columns:
+                if column.id == column_id:
+                    own = f" ({column.name!r})" if named else ""
+                    return f"column {nth(row.columns, column)}{own} of row {nth(project.rows, row)}"
+        return f"the deleted column {column_id}"
+    card = project.cards.get(ids[1])
+    if card is None:
+        return f"card {ids[1]}"
+    own = f"card {nth(list(project.cards.values()), card)}" + (f" ({card.name!r})" if named
+                                                               else "")
+    return f"{own}, metadata {ids[2]!r}" if kind == "metadata" else own

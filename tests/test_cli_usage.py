@@ -18,7 +18,8 @@ from boardcert.settings.budget import BUDGETS, DEFAULT_SEED
 # Each subcommand with the arguments it requires.
 COMMANDS = {"run": [], "report": ["DIR"], "requirements": [], "profile": [], "serve": [],
             "verify": ["b.zip"], "diff": ["A", "B"], "keygen": ["DIR"],
-            "reproduce": ["DIR", "TEST"], "cleanup": ["DIR"]}
+            "reproduce": ["DIR", "TEST"], "cleanup": ["DIR"],
+            "proxy": ["--upstream", "http://127.0.0.1:1", "--report", "DIR"]}
 
 
 def help_of(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
@@ -68,6 +69,8 @@ def test_the_top_level_help_gives_the_exit_codes(capsys):
     (["profile", "--discovr"], "--discover"),
     (["requirements", "--levle", "MUST"], "--level"),
     (["serve", "--prot", "8080"], "--port"),
+    (["serve", "--client-reprot", "DIR"], "--client-report"),
+    (["proxy", "--upstraem", "http://x"], "--upstream"),
     (["verify", "b.zip", "--public-kye", "k.pem"], "--public-key"),
     (["--verison"], "--version"),
     (["rnu"], "run"),

@@ -12,7 +12,7 @@ PACKAGE = ROOT / "boardcert"
 
 # Lowest first. "" is the package's own modules (errors, paths, compat, __init__).
 ROOMS = ["", "reference", "interface", "settings", "http", "model", "suite", "discovery",
-         "reproduce", "outputs", "pytest", "properties", "for_suites", "speed", "cli"]
+         "reproduce", "outputs", "traffic", "pytest", "properties", "for_suites", "speed", "cli"]
 LONGEST = 400  # lines
 
 # What issue 25 has not finished yet: each entry goes when its module is fixed.

@@ -26,6 +26,7 @@ from boardcert.cli.parser import Parser
 from boardcert.cli.profile import cmd_profile
 from boardcert.cli.reproduce import cmd_cleanup, cmd_reproduce
 from boardcert.cli.run import cmd_run
+from boardcert.cli.traffic import cmd_proxy
 from boardcert.interface import requirements
 from boardcert.settings.options import add_to
 from boardcert.settings.workers import SERIAL_BELOW
@@ -195,12 +196,41 @@ def build_parser() -> argparse.ArgumentParser:
                          "--discover: the profile to start from, default the reference's)")
     profile.set_defaults(command=cmd_profile)
 
-    serve = sub.add_parser("serve", help="serve the bundled reference server")
+    serve = sub.add_parser("serve", help="serve the bundled reference server (and judge its "
+                           "client: --client-report)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8080)
     serve.add_argument("--api-key", help="key to demand (default: env "
                        "BOARDCERT_REFERENCE_API_KEY, else a generated one, printed)")
+    serve.add_argument("--client-report", metavar="DIR",
+                       help="judge every request a client sends; when stopped (Ctrl-C or "
+                       "SIGTERM) write DIR/client-compatibility.json, .md, .html and junit.xml "
+                       "and exit 1 for an incompatible client (docs/clients.md)")
+    serve.add_argument("--vary", metavar="SEED", nargs="?", type=int, const=-1,
+                       help="make other choices where the interface is open (row-name "
+                       "property, refusal statuses and bodies, id and time forms, extra "
+                       "fields, key order, media type, gzip, closed connections), from SEED "
+                       "(default: a new one, printed); the same SEED, the same choices")
+    serve.add_argument("--strict", action="store_true",
+                       help="with --client-report: exit 1 for 'compatible with warnings' too")
     serve.set_defaults(command=cmd_serve)
+
+    proxy = sub.add_parser("proxy", help="forward a client's traffic to a server unchanged "
+                           "and judge both sides; write the reports when stopped")
+    proxy.add_argument("--upstream", metavar="URL",
+                       help="the server to forward to (http:// or https://); required")
+    proxy.add_argument("--host", default="127.0.0.1", help="address to listen on "
+                       "(default: %(default)s)")
+    proxy.add_argument("--port", type=int, default=8081, metavar="N",
+                       help="port to listen on (default: %(default)s)")
+    proxy.add_argument("--report", metavar="DIR",
+                       help="required: when stopped (Ctrl-C or SIGTERM) write "
+                       "client-compatibility.*, compliance.* (source: traffic) and junit.xml "
+                       "here")
+    proxy.add_argument("--strict", action="store_true",
+                       help="exit 1 for a client with warnings and a server that failed a "
+                       "SHOULD requirement too")
+    proxy.set_defaults(command=cmd_proxy)
 
     verify = sub.add_parser("verify", help="check offline that a certification.zip (or an "
                             "attestation) was not altered (exit 0 intact, 1 altered, 2 usage)",

@@ -1,5 +1,5 @@
 """The commands that need no server under test: report, requirements, serve, verify, diff,
-keygen."""
+keygen (serve --client-report/--vary: boardcert.cli.traffic)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,10 @@ def cmd_requirements(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_serve(args: argparse.Namespace, extra: list[str]) -> int:
+    if args.client_report or args.vary is not None:
+        from boardcert.cli.traffic import serve_judged
+
+        return serve_judged(args)
     from boardcert.reference.__main__ import main as serve_main
 
     argv = ["--host", args.host, "--port", str(args.port)]

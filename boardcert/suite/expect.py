@@ -93,6 +93,16 @@ def rejected(exchange: Exchange, requirement: str, what: str) -> None:
              conditions=[when.status(exchange, "4xx")])
 
 
+def stored_after_all(requirement: str, what: str, outcome: Outcome, shown: str) -> None:
+    """Input the interface forbids, refused with no 4xx (a 5xx) and then read back as stored
+    (`shown`, by `outcome.reading`): the server accepted it, so `requirement` fails as for a 2xx
+    (policy, section 2: whatever the status, read back after a refusal)."""
+    raise Violation(f"[{requirement}] expected a 4xx for {what}, and the input not stored; got "
+                    f"{_status(outcome.exchange)}, after which {shown} (the input was stored)",
+                    [requirement], [x for x in (outcome.exchange, outcome.reading) if x],
+                    [when.changed(outcome.exchange)])
+
+
 def equal(requirement: str, what: str, expected: Any, actual: Any,
           exchange: Exchange | None = None) -> None:
     if expected != actual:
@@ -142,6 +152,7 @@ class Outcome:
     sent: list[Exchange] = field(default_factory=list)  # every request of the case, in order,
     # when it took more than one (a removed path called with two bodies: `exchange` is the one
     # that tells most)
+    reading: Exchange | None = None  # the reading that showed `after`, kept as evidence
 
     @property
     def answers(self) -> list[Exchange]:

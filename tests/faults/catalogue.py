@@ -37,6 +37,7 @@ from .edits import (
     without,
 )
 from .moments import FAULTS as MOMENTS
+from .overlooked import OVERLOOKED
 from .siblings import SIBLINGS
 from .variant import Variant, fault, keyed_fault
 
@@ -686,7 +687,7 @@ ERRORS_AND_CREATION = [
 
 FAULTS: list[Variant] = [*SHAPES, *CARDS, *NAMES, *REMOVED, *AUTH, *STATUSES_AND_DELETES,
                          *CARD_WORK, *PLUGINS, *ERRORS_AND_CREATION, *EDGES, *EARNED, *MOMENTS,
-                         *SIBLINGS]
+                         *SIBLINGS, *OVERLOOKED]
 
 
 # --- Not a fault of a requirement: a server that copes badly with requests side by side -----

@@ -3,7 +3,9 @@ writes, and that the API key appears in none of them nor on the console."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -21,6 +23,7 @@ from boardcert.interface import requirements
 from boardcert.outputs import report
 from boardcert.paths import DEFAULT_PROFILE, ROOT, RUN_INI, SUITES
 from boardcert.reference.server import free_port, start
+from boardcert.settings import run_facts
 from boardcert.settings.config import load_profile
 
 pytest_plugins = ["pytester"]
@@ -125,6 +128,41 @@ def test_the_report_shows_the_merged_profile_and_names_only_the_users_file(tmp_p
     for name in ("compliance.json", "compliance.md", "compliance.html"):
         text = (out / name).read_text()
         assert str(mine.parent) not in text and built["profile"]["sha256"] in text
+
+
+def test_a_key_with_no_target_is_a_usage_error(tmp_path, capsys):
+    """`--api-key` with no `--base-url` would certify the bundled server, not the user's: a
+    usage error (exit 2) that names --base-url, and no report."""
+    assert cli.main(["run", "--api-key", KEY, "--output", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("boardcert: error: --api-key was given without --base-url") and \
+        "--base-url URL, or BOARDCERT_BASE_URL" in err and KEY not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_every_output_names_the_bundled_reference_server(tmp_path):
+    """No target, a key in the environment only: the console says the key is ignored, and
+    the console's last verdict line, the summary, compliance.md and .html, Allure and the
+    attestation all say the bundled reference server was certified (never its loopback URL
+    alone, which names nothing of the user's)."""
+    out = tmp_path / "reports"
+    result = boardcert("run", "--output", str(out), "--", "suites/test_users.py",
+                       env={"BOARDCERT_API_KEY": KEY})
+    console = result.stdout + result.stderr
+    assert "boardcert: note: BOARDCERT_API_KEY is ignored: no --base-url (nor " \
+        "BOARDCERT_BASE_URL) was given" in console, console[-3000:]
+    assert "INCOMPLETE (the bundled reference server, not a server of yours: no --base-url " \
+        "was given):" in result.stdout
+    assert "Target the bundled reference server (`http://127.0.0.1:" in \
+        (out / "compliance-summary.md").read_text()
+    assert "(the bundled reference server)" in (out / "compliance.md").read_text()
+    assert "(bundled reference server)" in (out / "compliance.html").read_text()
+    environment = (out / "allure-results" / "environment.properties").read_text()
+    assert "target=the bundled reference server\n" in environment
+    statement = json.loads(base64.b64decode(json.loads(
+        (out / "attestations" / "test-result.intoto.json").read_text())["payload"]))
+    assert "127.0.0.1" not in json.dumps(statement)
+    assert leaks(out, result.stdout, result.stderr) == []
 
 
 def test_failing_run_shows_evidence_but_not_the_key(tmp_path):
@@ -253,7 +291,7 @@ def test_an_unreachable_target_exits_3_before_any_test(tmp_path, capsys):
 
 @pytest.mark.parametrize(("argv", "code", "words"), [
     (["--base-url", "http://127.0.0.1:{port}", "--api-key", KEY], 3, "cannot be reached"),
-    (["--api-key", KEY], 2, "--discover needs --base-url"),
+    (["--api-key", KEY], 2, "--api-key was given without --base-url"),
     (["--base-url", "ftp://h", "--api-key", KEY], 2, "expected an http:// or https:// URL"),
 ], ids=["unreachable", "no base URL", "bad base URL"])
 def test_profile_discover_exits_like_run(argv, code, words, monkeypatch, capsys):
@@ -345,6 +383,23 @@ def test_report_rebuilds_markdown_and_html(tmp_path, capsys):
     assert cli.main(["report", str(tmp_path)]) == 0
     assert (tmp_path / "compliance.html").exists() and (tmp_path / "compliance.md").exists()
     assert "incomplete" in capsys.readouterr().out
+
+
+def test_report_ci_summary_links_nothing_beside_it(tmp_path, capsys):
+    """`report --ci-summary NAME --artifact-url URL` prints the summary for a CI job's page:
+    no relative link (the files are not beside it), the failed requirements linking to their
+    docs entry, the report named in the artefact with its link; nothing is rebuilt."""
+    built = sample_report("non-conformant")
+    built["run"] = run_facts.record("quick", 1, ["run"], "https://example.org/b/docs")
+    report.write(built, tmp_path)
+    (tmp_path / "compliance.md").unlink()
+    url = "https://github.com/acme/board/actions/runs/1/artifacts/2"
+    assert cli.main(["report", str(tmp_path), "--ci-summary", "boardcert-report-certify",
+                     "--artifact-url", url]) == 0
+    out = capsys.readouterr().out
+    assert "](compliance" not in out and not (tmp_path / "compliance.md").exists()
+    assert "](https://example.org/b/docs/requirements.md#" in out
+    assert f"compliance.html in the artefact [boardcert-report-certify]({url})" in out
 
 
 def test_report_of_a_directory_without_a_report_is_a_usage_error(tmp_path, capsys):

@@ -42,12 +42,20 @@ def test_no_base_url_is_the_reference_server_and_defaults_apply():
     ({"rate_limit": -1}, {}, "--rate-limit must be a positive"),
     ({"max_body": 0}, {}, "--max-body must be a positive"),
     ({"project_id": "p1"}, {}, "--project-id is for --read-only runs"),
+    ({"api_key": KEY}, {}, "--api-key was given without --base-url"),
 ])
 def test_bad_settings_are_config_errors_naming_the_flag_or_variable(flags, env, says):
     """Each bad setting is a ConfigError (exit 2) that names where it came from."""
     with pytest.raises(ConfigError) as refused:
         resolve(flags, env)
     assert says in str(refused.value)
+
+
+def test_a_key_in_the_environment_alone_is_ignored():
+    """BOARDCERT_API_KEY with no target: the bundled server, the key set aside (the console's
+    header names it as ignored), not an error: a CI job may set it for every step."""
+    target = resolve({}, {"BOARDCERT_API_KEY": KEY})
+    assert (target.base_url, target.api_key) == ("", "")
 
 
 def test_the_rate_limit_is_shared_by_the_workers():

@@ -141,6 +141,11 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser("report", help="rebuild compliance.md and compliance.html "
                             "from a report directory's compliance.json")
     report.add_argument("directory", metavar="DIR")
+    report.add_argument("--ci-summary", metavar="ARTIFACT",
+                        help="print the summary for a CI job's summary page instead (no link "
+                        "to the files beside it: the report is named in the artefact ARTIFACT)")
+    report.add_argument("--artifact-url", metavar="URL", default="",
+                        help="with --ci-summary: where the artefact can be downloaded")
     report.set_defaults(command=cmd_report)
 
     reproduce = sub.add_parser(

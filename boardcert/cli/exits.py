@@ -28,6 +28,13 @@ REPORT_FILES = ("compliance.html", "compliance.md", "compliance-summary.md", "co
                 "certificate.intoto.jsonl", "attestations")  # these two: after_run writes
 
 
+BUNDLED = " (the bundled reference server, not a server of yours: no --base-url was given)"
+
+
+def _bundled(report: dict[str, Any]) -> bool:
+    return bool(report.get("target", {}).get("reference_server"))
+
+
 def error(message: str) -> None:
     print(f"boardcert: error: {message}", file=sys.stderr)
 
@@ -85,7 +92,8 @@ def outcome(code: int, watch: RunWatch, output: Path, strict: bool) -> int:
     if smoke:
         print(f"\nboardcert: {smoke['summary']} (exit {exit_code})")
     else:
-        print(f"\nboardcert: {verdict.upper()}: {found['verdict_reason']} (exit {exit_code}"
+        print(f"\nboardcert: {verdict.upper()}{BUNDLED * _bundled(found)}: "
+              f"{found['verdict_reason']} (exit {exit_code}"
               f"{', --strict' if strict and verdict == 'conformant with warnings' else ''})")
     written = [name + "/" * (output / name).is_dir() for name in REPORT_FILES
                if (output / name).exists()]

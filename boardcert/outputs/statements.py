@@ -91,9 +91,10 @@ def evidence_subject(name: str, content: bytes) -> list[dict[str, Any]]:
 
 def target_uri(report: dict[str, Any]) -> str:
     """The target's URL (no key is ever part of it); a URI naming the bundled reference
-    server when the report has none."""
-    return report["target"].get("base_url") or \
-        f"pkg:pypi/boardcert@{report['suite']['version']}#reference-server"
+    server when that is what was certified (its loopback URL names nothing of the user's)."""
+    if report["target"].get("reference_server") or not report["target"].get("base_url"):
+        return f"pkg:pypi/boardcert@{report['suite']['version']}#reference-server"
+    return report["target"]["base_url"]
 
 
 def profile_digest(report: dict[str, Any]) -> str:

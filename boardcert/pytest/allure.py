@@ -188,7 +188,8 @@ def environment(config: pytest.Config) -> dict[str, str]:
     target = config.stash.get(TARGET, None)
     profile = target.profile if target is not None else None
     shown = {
-        "target": (target.base_url if target else "") or "bundled reference server",
+        "target": "the bundled reference server" if in_session(config).bundled
+        else (target.base_url if target else ""),
         "interface": INTERFACE_VERSION,
         **run_facts.versions(),
         "budget": in_session(config).budget.describe(),

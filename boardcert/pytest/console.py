@@ -5,6 +5,7 @@ and at the end the requirements `--read-only` left not assessed
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from boardcert.outputs.record import of as record_of
 from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import LEFT_BEHIND, PREFLIGHT_NOTES, SPEED, TARGET
+from boardcert.settings.config import ENV
 from boardcert.settings.run_facts import NO_SPEED
 
 
@@ -25,6 +27,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if target.read_only:
         manners.append("read-only")
     where = target.base_url or "the bundled reference server"
+    if run_of(config).bundled and os.environ.get(ENV["api_key"]):
+        notes.append(f"boardcert: note: {ENV['api_key']} is ignored: no --base-url (nor "
+                     f"{ENV['base_url']}) was given, so this run certifies boardcert's own "
+                     "bundled reference server, not yours")
     speed = config.stash.get(SPEED, NO_SPEED)
     return [f"boardcert: target {where}; " + ", ".join(manners),
             f"boardcert: speed: {speed.describe()}", *notes]

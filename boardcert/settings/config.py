@@ -203,11 +203,18 @@ def resolve(flags: Mapping[str, Any], environ: Mapping[str, str], workers: int =
         return environ.get(ENV[name]) or None, ENV[name]
 
     base_url, where = given("base_url")
-    api_key = given("api_key")[0] or ""
+    api_key, key_from = given("api_key")
     if base_url:
         base_url = check_base_url(base_url, where)
         if not api_key:
             raise ConfigError("--api-key (or BOARDCERT_API_KEY) is required with --base-url")
+    elif api_key and key_from == "--api-key":  # meant for a server of the user's: say so
+        raise ConfigError(f"--api-key was given without --base-url: with no target boardcert "
+                          f"certifies its own bundled reference server, which does not use "
+                          f"your key; give the server too (--base-url URL, or "
+                          f"{ENV['base_url']})")
+    else:  # a key in the environment alone is ignored (the console's header says so)
+        api_key = ""
     profile = load_profile(given("profile")[0])
     seconds, where = given("request_timeout")
     timeout = Target.timeout if seconds is None else _seconds(seconds, where)

@@ -58,17 +58,31 @@ def render_markdown(report: dict[str, Any]) -> str:
     return environment(False).get_template("compliance.md.j2").render(view(report))
 
 
-def render_summary(report: dict[str, Any]) -> str:
+def render_summary(report: dict[str, Any], artifact: tuple[str, str] | None = None) -> str:
     """compliance-summary.md: verdict, counts and one line per failed requirement, short
-    enough for a pull-request comment or a CI step summary (SUMMARY_MAX characters)."""
+    enough for a pull-request comment or a CI step summary (SUMMARY_MAX characters).
+
+    `artifact` (its name, and its URL or ""): for a CI job's summary page, where the report's
+    files are not beside it: no relative link, each failed requirement links to its docs
+    entry (the run's --docs-url), and the report files are named in that artefact."""
     shown = view(report)
-    shown["failed"] = [failed_line(report, q) for level in LEVELS for q in shown["by_level"][level]
-                       if q["status"] == "failed"]
+    shown["failed"] = [failed_line(report, q, artifact is None) for level in LEVELS
+                       for q in shown["by_level"][level] if q["status"] == "failed"]
+    shown["full"], shown["beside"] = full_report(artifact), artifact is None
     text = environment(False).get_template("compliance-summary.md.j2").render(shown)
     if len(text) > SUMMARY_MAX:
         text = text[:SUMMARY_MAX - 200].rsplit("\n", 1)[0] + \
-            "\n\n… (cut: see [compliance.html](compliance.html) for the rest)\n"
+            f"\n\n… (cut: {shown['full']} has the rest)\n"
     return text
+
+
+def full_report(artifact: tuple[str, str] | None) -> str:
+    """Where the full report is, as the summary links it."""
+    if artifact is None:
+        return "[compliance.html](compliance.html)"
+    name, url = artifact
+    where = f"[{markdown_cell(name)}]({url})" if url else f"`{markdown_cell(name)}`"
+    return f"compliance.html in the artefact {where}"
 
 
 def render_html(report: dict[str, Any]) -> str:
@@ -201,14 +215,19 @@ def ranges(numbers: Iterable[int], sep: str = ", ", dash: str = "–") -> str:
                     for r in runs)
 
 
-def failed_line(report: dict[str, Any], requirement: dict[str, Any]) -> str:
-    """A failed requirement in the summary: level, id linking to its HTML section, title and
-    the first line of why."""
+def failed_line(report: dict[str, Any], requirement: dict[str, Any],
+                beside: bool = True) -> str:
+    """A failed requirement in the summary: level, id linking to its HTML section (when the
+    summary is `beside` compliance.html, else to its docs entry, if any), title and the first
+    line of why."""
     why = headline(requirement.get("message") or "").removeprefix(f"[{requirement['id']}] ")
     docs = docs_entry(report, requirement["id"])
-    entry = f" ([what it means]({docs}))" if docs else ""
-    return (f"- **{requirement['level']}** [`{requirement['id']}`](compliance.html#req-"
-            f"{requirement['id']}){entry}: {markdown_cell(requirement['title'])}"
+    if beside:
+        shown = f"[`{requirement['id']}`](compliance.html#req-{requirement['id']})" + \
+            (f" ([what it means]({docs}))" if docs else "")
+    else:
+        shown = f"[`{requirement['id']}`]({docs})" if docs else f"`{requirement['id']}`"
+    return (f"- **{requirement['level']}** {shown}: {markdown_cell(requirement['title'])}"
             + (f": {markdown_cell(why)}" if why else ""))
 
 

@@ -72,6 +72,8 @@ class Violation(AssertionError):
 
     traceback = True  # pytest shows where it was raised; False: the message alone says it all
     scene = True  # the test's earlier requests set the scene (False: a generated example)
+    last = False  # raised by a test's last check (the whole board after its write): the
+    # requirements the test names and this failure does not were checked, and held, before it
 
     def __init__(self, message: str, requirements: Iterable[str] = (),
                  exchanges: Iterable[Any] = (), conditions: Iterable[dict[str, Any]] = ()

@@ -1,4 +1,5 @@
-"""Card metadata (ops 21-22): given and stripped, read back through the Card of op 16."""
+"""Card metadata (ops 21-22): given and stripped on a card that has three entries, the whole
+board read back against its model (the Card through op 16, renaming it to its own name)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,16 @@ from typing import Any
 
 import pytest
 
-from boardcert.for_suites import Exchange, NotAssessed, checks, expect, misfit, placeholders, unique
+from boardcert.for_suites import (
+    Exchange,
+    NotAssessed,
+    checks,
+    expect,
+    misfit,
+    modelled,
+    placeholders,
+    unique,
+)
 
 
 class Metadata:
@@ -71,28 +81,57 @@ def _added(metadata: Metadata) -> None:
             f"card metadata to remove (op 21 answered {exchange.status})")
 
 
+def _entries(board) -> Any:
+    """A wide board whose middle card has three metadata entries and whose last has one."""
+    if len(board.entries) < 4:
+        raise NotAssessed("card metadata (op 21 did not give the board's cards their entries)")
+    return board.entries
+
+
+def _read_card(api, oracle, board, card) -> Exchange:
+    """The Card as op 16 answers it when renamed to its own name (no operation reads one
+    card): told to the model as the rename it is."""
+    exchange = api.call(16, projectId=board.project.id, cardId=card.id, json={"name": card.name})
+    if exchange.status == 200:
+        oracle.board.rename_card(board.project.id, card.id, card.name)
+    return exchange
+
+
 @pytest.mark.requirement("CARD-METADATA-ADD")
-def test_added_metadata_shows_in_the_card(metadata):
-    """After op 21 the Card's metadata has an entry with the value given."""
-    _ok(metadata.add(), 21, "CARD-METADATA-ADD")
-    entry, exchange = metadata.read("CARD-METADATA-ADD")
-    if entry is None:
-        where = f"id {metadata.key!r} and " if metadata.id_is_key else ""
-        expect.fail("CARD-METADATA-ADD", f"a metadata entry with {where}value "
-                    f"{metadata.value!r}", exchange, got="no such entry")
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=21)
+def test_added_metadata_shows_in_the_card(api, wide_board_with_metadata):
+    """After op 21 the middle card (which has three entries) has a fourth with the value
+    given, in its Project and in its Card; its other entries, and every other card's, are as
+    they were."""
+    board = wide_board_with_metadata
+    _entries(board)
+    oracle, project, card = modelled(api, board), board.project.id, board.cards[1]
+    key, value = unique("key"), unique("value")
+    exchange = api.call(21, projectId=project, cardId=card.id,
+                        json=api.body("add_card_metadata",
+                                      **placeholders(board, key=key, value=value,
+                                                     card_id=card.id)))
+    _ok(exchange, 21, "CARD-METADATA-ADD")
+    act = oracle.board.add_metadata(project, card.id, key, value)
+    oracle.check(act, _read_card(api, oracle, board, card), project, card.id, number=16)
 
 
 @pytest.mark.requirement("CARD-METADATA-REMOVE")
-def test_removed_metadata_is_gone_from_the_card(metadata, api):
-    """After op 22 the Card's metadata no longer has that entry."""
-    _added(metadata)
-    body = api.body("remove_card_metadata", **metadata.values()) \
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=22)
+def test_removed_metadata_is_gone_from_the_card(api, wide_board_with_metadata):
+    """After op 22 the middle card's second entry of three (read there before) is gone, in its
+    Project and its Card; its other two entries, and every other card's, are as they were."""
+    board = wide_board_with_metadata
+    _, (card, key, value), _, _ = _entries(board)
+    oracle, project = modelled(api, board), board.project.id
+    body = api.body("remove_card_metadata", **placeholders(board, key=key, value=value,
+                                                           card_id=card.id)) \
         if api.profile.has("bodies.remove_card_metadata") else None
-    _ok(metadata.remove(body), 22, "CARD-METADATA-REMOVE")
-    entry, exchange = metadata.read("CARD-METADATA-REMOVE")
-    if entry is not None:
-        expect.fail("CARD-METADATA-REMOVE", f"no metadata entry {metadata.key!r} after op 22",
-                    exchange, got=f"the entry {entry!r}")
+    exchange = api.call(22, projectId=project, cardId=card.id, path_params={"key": key},
+                        json=body)
+    _ok(exchange, 22, "CARD-METADATA-REMOVE")
+    act = oracle.board.remove_metadata(project, card.id, key)
+    oracle.check(act, _read_card(api, oracle, board, card), project, card.id, number=16)
 
 
 @pytest.mark.requirement("CARD-METADATA-REMOVE-BODY")

@@ -14,8 +14,8 @@ from boardcert.for_suites import (
     Violation,
     checks,
     expect,
-    ids_in_order,
     misfit,
+    modelled,
     profile_body,
     together,
     unique,
@@ -27,9 +27,11 @@ CARD_OPS = (15, 16, 17, 18, 19, 20)
 ANCHORS = ("afterCardId", "beforeCardId")
 
 
-def _move(api, board: Board, number: int, moved: str, anchor: dict[str, str]) -> Exchange:
-    """Op 18 (by ids) or op 19 (by metadata given to the card first) with one ordering property
-    (a server may require one: they are only "optional-looking"), and no other."""
+def _move(api, board: Board, number: int, moved: str, anchor: dict[str, str],
+          oracle: Any = None) -> Exchange:
+    """Op 18 (by ids) or op 19 (by metadata given to the card first, told to the `oracle`'s
+    model if any) with one ordering property (a server may require one: they are only
+    "optional-looking"), and no other."""
     placed = {"after_card_id": anchor.get("afterCardId"),
               "before_card_id": anchor.get("beforeCardId")}
     placed = {k: v for k, v in placed.items() if v is not None}
@@ -44,6 +46,8 @@ def _move(api, board: Board, number: int, moved: str, anchor: dict[str, str]) ->
         if added.status != 200:
             raise misfit(added) or NotAssessed(
                 f"card metadata for op 19 (op 21 answered {added.status})")
+        if oracle is not None:
+            oracle.board.add_metadata(board.project.id, moved, key, value)
         body = profile_body(api.profile, "move_cards_by_metadata", board, card_id=moved,
                             key=key, value=value, **placed)
     body = {k: v for k, v in body.items() if k not in ANCHORS} if isinstance(body, dict) else {}
@@ -134,14 +138,36 @@ def test_created_card_is_placed_in_its_column(board):
                     card.exchange, got=f"columns {columns!r}")
 
 
+@pytest.mark.requirement("CARD-CREATE")
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=15)
+def test_created_card_joins_its_column(api, wide_board, ledger):
+    """A card created by op 15 in the middle column of the middle row (which holds three) is
+    there with its name and column, and nothing else on the board changed."""
+    oracle, project, column = modelled(api, wide_board), wide_board.project, wide_board.column
+    name = unique("card")
+    exchange = api.call(15, projectId=project.id, columnId=column.id,
+                        json=profile_body(api.profile, "create_card", wide_board, name=name))
+    body = expect.success(exchange, 15, "CARD-CREATE")
+    entry = ledger.created("card", project.entry, answer=body, projectId=project.id)
+    if entry is None:
+        expect.fail("CARD-CREATE", "the new card's id in op 15's Card", exchange,
+                    got="no id")
+    oracle.check(oracle.board.create_card(project.id, column.id, entry.id, name), exchange,
+                 project.id, entry.id)
+
+
 @pytest.mark.requirement("CARD-RENAME")
-def test_rename_renames_the_card(api, fresh_board):
-    """Op 16 answers the Card with the new name."""
-    card, new = fresh_board.cards[0], unique("renamed")
-    exchange = api.call(16, projectId=fresh_board.project.id, cardId=card.id,
-                        json={"name": new})
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=16)
+def test_rename_renames_the_card(api, wide_board):
+    """Op 16 answers the Card with the new name; the middle card of three reads it in its
+    Project, and nothing else on the board changed (its columns and metadata neither)."""
+    oracle, project, card = modelled(api, wide_board), wide_board.project.id, \
+        wide_board.cards[1]
+    new = unique("renamed")
+    exchange = api.call(16, projectId=project, cardId=card.id, json={"name": new})
     body = expect.success(exchange, 16, "CARD-RENAME")
     expect.equal("CARD-RENAME", "the name op 16 answers", new, _get(body, "name"), exchange)
+    oracle.check(oracle.board.rename_card(project, card.id, new), exchange, project, card.id)
 
 
 @pytest.mark.requirement("CARD-DELETE-RETURNS-CARD")
@@ -153,14 +179,27 @@ def test_card_delete_answers_the_card(api, fresh_board):
     _is_the_card(body, card.id, 17, "CARD-DELETE-RETURNS-CARD", exchange)
 
 
+@pytest.mark.parametrize("which", [1, 2], ids=["middle", "last"])
 @pytest.mark.requirement("CARD-DELETE-GONE")
-def test_deleted_card_is_gone(api, fresh_board, ledger):
-    """After op 17 a rename of the card (op 16) answers a 4xx."""
-    project, card = fresh_board.project, fresh_board.cards[0]
-    expect.success(api.call(17, projectId=project.id, cardId=card.id), 17, "CARD-DELETE-GONE")
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=17)
+def test_deleted_card_is_gone(api, wide_board, ledger, which):
+    """After op 17 the card (the middle or the last of three in its column) is no longer in
+    its Project's cards and a rename of it (op 16, which answered 200 just before) answers a
+    4xx; the other cards, columns and rows are as they were."""
+    oracle, project, card = modelled(api, wide_board), wide_board.project.id, \
+        wide_board.cards[which]
+    name = unique("live")
+    live = api.call(16, projectId=project, cardId=card.id, json={"name": name})
+    if live.status != 200:
+        raise NotAssessed(f"CARD-DELETE-GONE (op 16 answered {live.status} for the card "
+                          "before it was deleted, so its refusal after cannot tell)")
+    oracle.board.rename_card(project, card.id, name)
+    deleted = api.call(17, projectId=project, cardId=card.id)
+    expect.success(deleted, 17, "CARD-DELETE-GONE")
     ledger.forget(card.entry)
-    exchange = api.call(16, projectId=project.id, cardId=card.id, json={"name": unique("x")})
+    exchange = api.call(16, projectId=project, cardId=card.id, json={"name": unique("x")})
     expect.rejected(exchange, "CARD-DELETE-GONE", "a rename of a deleted card")
+    oracle.check(oracle.board.delete_card(project, card.id), deleted, project)
 
 
 def _moves() -> list[Any]:
@@ -221,67 +260,45 @@ def test_move_takes_its_cards_under_ids(api, fresh_board):
                       "bodies.move_cards in your profile)")
 
 
-def _card_order(api, profile, board: Board) -> tuple[list[str], Exchange]:
-    """The board's cards in the project's card order, read as the profile's card_order says."""
-    reading = profile.get("card_order")
-    if reading != "project.cards":
-        raise NotAssessed(f"card_order ({reading!r} is not a reading the suite knows)")
-    exchange = api.call(3, projectId=board.project.id)
-    body = exchange.json() if exchange.status == 200 else None
-    if not isinstance(body, dict):
-        raise NotAssessed(f"card_order (op 3 answered {exchange.status}, no Project)")
-    ours = {card.id for card in board.cards}
-    order = [i for i in ids_in_order(body.get("cards"), "card_order project.cards") if i in ours]
-    if len(order) != len(ours):
-        raise NotAssessed("card_order (project.cards does not list every card of the board)")
-    return order, exchange
+def _placements() -> list[Any]:
+    return [pytest.param(n, after, id=f"op{n}-{'afterCardId' if after else 'beforeCardId'}",
+                         marks=[pytest.mark.requirement("CARD-MOVE-PLACES" if n == 18
+                                                        else "CARD-MOVE-BY-METADATA-PLACES"),
+                                pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=n)])
+            for n in (18, 19) for after in (True, False)]
 
 
-def _placed(requirement: str, order: list[str], moved: str, anchor: str, after: bool,
-            exchange: Exchange) -> None:
-    at = order.index(anchor) + (1 if after else -1)
-    if not 0 <= at < len(order) or order[at] != moved:
-        side = "after" if after else "before"
-        expect.fail(requirement, f"card {moved} right {side} card {anchor} in project.cards",
-                    exchange, got=f"the order {order}")
-
-
-@pytest.mark.parametrize("after", [pytest.param(True, id="afterCardId"),
-                                   pytest.param(False, id="beforeCardId")])
-@pytest.mark.requirement("CARD-MOVE-PLACES")
-def test_moved_card_is_placed_next_to_the_named_card(api, profile, fresh_board, after):
-    """After op 18 with afterCardId (beforeCardId) the card sits right after (before) it."""
-    order, _ = _card_order(api, profile, fresh_board)
-    # Ask for a place the card is not in yet: the first card after the second, or the last
-    # card before the second.
-    moved, anchor = (order[0], order[1]) if after else (order[2], order[1])
-    exchange = _move(api, fresh_board, 18, moved,
-                     {"afterCardId" if after else "beforeCardId": anchor})
-    expect.success(exchange, 18, "CARD-MOVE-PLACES")
-    order, reading = _card_order(api, profile, fresh_board)
-    _placed("CARD-MOVE-PLACES", order, moved, anchor, after, reading)
-
-
-@pytest.mark.requirement("CARD-MOVE-BY-METADATA-PLACES")
-def test_card_moved_by_metadata_is_placed_after_the_named_card(api, profile, fresh_board):
-    """After op 19 with afterCardId the card selected by its metadata sits right after it."""
-    order, _ = _card_order(api, profile, fresh_board)
-    moved, anchor = order[0], order[1]
-    exchange = _move(api, fresh_board, 19, moved, {"afterCardId": anchor})
-    expect.success(exchange, 19, "CARD-MOVE-BY-METADATA-PLACES")
-    order, reading = _card_order(api, profile, fresh_board)
-    _placed("CARD-MOVE-BY-METADATA-PLACES", order, moved, anchor, True, reading)
+@pytest.mark.parametrize(("number", "after"), _placements())
+def test_moved_card_is_placed_next_to_the_named_card(api, wide_board, number, after):
+    """After op 18 (op 19: the card chosen by its metadata) with afterCardId the first of three
+    cards sits right after the last; with beforeCardId the last right before the first. The
+    other cards keep their order, the moved card its name and metadata, and nothing else on
+    the board changed."""
+    oracle, project, cards = modelled(api, wide_board), wide_board.project.id, wide_board.cards
+    moved, anchor = (cards[0], cards[2]) if after else (cards[2], cards[0])
+    exchange = _move(api, wide_board, number, moved.id,
+                     {"afterCardId" if after else "beforeCardId": anchor.id}, oracle)
+    expect.success(exchange, number, "CARD-MOVE-PLACES" if number == 18
+                   else "CARD-MOVE-BY-METADATA-PLACES")
+    act = oracle.board.move_cards(project, [moved.id], anchor.id if after else None,
+                                  None if after else anchor.id, op=number)
+    oracle.check(act, exchange, project)
 
 
 @pytest.mark.requirement("CARD-ALIAS")
-def test_card_can_be_given_an_alias(api, fresh_board):
-    """Op 20 with the profile's body answers 200 with the Card."""
-    card = fresh_board.cards[0]
-    exchange = api.call(20, projectId=fresh_board.project.id, cardId=card.id,
-                        json=profile_body(api.profile, "alias_card", fresh_board))
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=20)
+def test_card_can_be_given_an_alias(api, wide_board):
+    """Op 20 with the profile's body answers 200 with the Card; the middle card of three keeps
+    its name, metadata and column, and nothing else on the board changed."""
+    oracle, project, card = modelled(api, wide_board), wide_board.project.id, \
+        wide_board.cards[1]
+    exchange = api.call(20, projectId=project, cardId=card.id,
+                        json=profile_body(api.profile, "alias_card", wide_board,
+                                          card_id=card.id))
     body = expect.success(exchange, 20, "CARD-ALIAS")
     expect.equal("CARD-ALIAS", "the id of the Card op 20 answers", card.id,
                  str(_get(body, "id")), exchange)
+    oracle.check(oracle.board.alias_card(project, card.id), exchange, project, card.id)
 
 
 def _is_the_card(body: Any, card_id: str | None, number: int, requirement: str,

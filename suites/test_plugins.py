@@ -19,6 +19,7 @@ from boardcert.for_suites import (
     Ledger,
     Made,
     NotAssessed,
+    Oracle,
     Profile,
     expect,
     fill,
@@ -109,10 +110,42 @@ def project(make_project, request) -> Made:
 
 @pytest.fixture(scope="module")
 def cards(make_project, make_row, make_column, make_card) -> list[Made]:
-    """Two cards, each an entity for plugin data."""
+    """Three cards, each an entity for plugin data."""
     project = make_project()
     column = make_column(project, make_row(project))
-    return [make_card(project, column), make_card(project, column)]
+    return [make_card(project, column) for _ in range(3)]
+
+
+@pytest.fixture
+def projects(make_project, request) -> list[Made]:
+    """Three projects of the test's own."""
+    return together.own(request, lambda: [make_project() for _ in range(3)])
+
+
+def watched(api, plugins: Plugins, projects: list[Made], attach: bool = False) -> Oracle:
+    """The oracle of three projects and the profile's plugin (attached to each first when
+    `attach`), read once."""
+    oracle = Oracle(api)
+    for project in projects:
+        oracle.board.create_project(project.id, project.name)
+        oracle.board.watch_plugin(project.id, plugins.plugin_id)
+        if attach:
+            attached(plugins, project)
+            oracle.board.attach_plugin(project.id, plugins.plugin_id)
+    oracle.baseline()
+    return oracle
+
+
+def stored_data(api, plugins: Plugins, cards: list[Made]) -> tuple[Oracle, list[str]]:
+    """Three keys stored for the middle entity, the second of them for the others too (each
+    its own value), read once: the oracle and the keys."""
+    keys = [unique("key") for _ in range(3)]
+    oracle = Oracle(api)
+    for card, key in [(cards[1], k) for k in keys] + [(cards[0], keys[1]), (cards[2], keys[1])]:
+        _, value = stored(plugins, card, key=key)
+        oracle.board.put_data(plugins.plugin_id, plugins.entity_id(card), key, value)
+    oracle.baseline()
+    return oracle, keys
 
 
 def attached(plugins: Plugins, project: Made) -> Exchange:
@@ -123,8 +156,9 @@ def attached(plugins: Plugins, project: Made) -> Exchange:
     return exchange
 
 
-def stored(plugins: Plugins, card: Made, value: str | None = None) -> tuple[str, str]:
-    key, value = unique("key"), value or unique("value")
+def stored(plugins: Plugins, card: Made, value: str | None = None,
+           key: str | None = None) -> tuple[str, str]:
+    key, value = key or unique("key"), value or unique("value")
     exchange = plugins.put(card, key, value)
     if exchange.status != 200:
         raise NotAssessed(f"set-up (storing plugin data by operation 25 answered "
@@ -150,37 +184,34 @@ def test_remove_answers_plugins(plugins, project):
 # --- PLUGIN-ATTACH and PLUGIN-REMOVE -------------------------------------------------------
 
 @pytest.mark.requirement("PLUGIN-ATTACH", op=[23, 3])
-def test_attached_plugin_shows_in_the_project(plugins, project):
-    """After operation 23 the plugin id appears in the plugins it answers and in the Project's."""
-    _, before = plugins.project(project)
-    if mentions(before, plugins.plugin_id):
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=23)
+def test_attached_plugin_shows_in_the_project(api, plugins, projects):
+    """After operation 23 on the middle of three projects the plugin id appears in the plugins
+    it answers and in that Project's; the other two projects' plugins are as they were."""
+    oracle, middle = watched(api, plugins, projects), projects[1]
+    if oracle.board.projects[middle.id].plugins[plugins.plugin_id] is True:
         raise NotAssessed("PLUGIN-ATTACH (a new project's plugins already mention the plugin "
                           "id, so its attachment cannot be seen)")
-    exchange = attached(plugins, project)
+    exchange = attached(plugins, middle)
     answer = exchange.json()
     if not mentions(answer.get("plugins") if isinstance(answer, dict) else None,
                     plugins.plugin_id):
         expect.fail("PLUGIN-ATTACH", f"the plugins answered by operation 23 to mention "
                     f"{plugins.plugin_id!r}", exchange, got="plugins without it")
-    read, after = plugins.project(project)
-    if not mentions(after, plugins.plugin_id):
-        expect.fail("PLUGIN-ATTACH", f"the Project's plugins (fresh operation 3) to mention "
-                    f"{plugins.plugin_id!r}", read, got=f"plugins {after!r}")
+    oracle.check(oracle.board.attach_plugin(middle.id, plugins.plugin_id), exchange, middle.id)
 
 
 @pytest.mark.requirement("PLUGIN-REMOVE", op=[24, 3])
-def test_removed_plugin_is_gone_from_the_project(plugins, project):
-    """After operation 24 the plugin id no longer appears in the Project's plugins."""
-    _, before = plugins.project(project)
-    attached(plugins, project)
-    exchange = plugins.remove(project)
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=24)
+def test_removed_plugin_is_gone_from_the_project(api, plugins, projects):
+    """After operation 24 on the middle of three projects that have the plugin (each seen
+    there first) the plugin id no longer appears in its Project's plugins; the other two
+    still have it."""
+    oracle, middle = watched(api, plugins, projects, attach=True), projects[1]
+    exchange = plugins.remove(middle)
     if exchange.status != 200:
         expect.fail("PLUGIN-REMOVE", "status 200 from operation 24", exchange)
-    read, after = plugins.project(project)
-    if after != before and mentions(after, plugins.plugin_id):
-        expect.fail("PLUGIN-REMOVE", f"the Project's plugins (fresh operation 3) not to "
-                    f"mention {plugins.plugin_id!r} (they were {before!r} before it was "
-                    f"attached)", read, got=f"plugins {after!r}")
+    oracle.check(oracle.board.remove_plugin(middle.id, plugins.plugin_id), exchange, middle.id)
 
 
 # --- PLUGIN-DATA-ROUND-TRIP and PLUGIN-DATA-DELETE -----------------------------------------
@@ -216,17 +247,29 @@ def test_data_is_kept_per_entity(plugins, cards):
                         f"the other entity's {other!r}", read, got="another answer")
 
 
+@pytest.mark.requirement("PLUGIN-DATA-ROUND-TRIP")
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=25)
+def test_value_stored_again_reads_back_alone(api, plugins, cards):
+    """A new value stored by operation 25 under the second of an entity's three keys (a key
+    the other entities have too) is answered by operation 27 there, and every other key of
+    every entity still answers its own value."""
+    oracle, keys = stored_data(api, plugins, cards)
+    value = unique("value")
+    exchange = plugins.put(cards[1], keys[1], value)
+    expect.success(exchange, 25, "PLUGIN-DATA-ROUND-TRIP")
+    oracle.check(oracle.board.put_data(plugins.plugin_id, plugins.entity_id(cards[1]),
+                                       keys[1], value))
+
+
 @pytest.mark.requirement("PLUGIN-DATA-DELETE")
-def test_deleted_value_is_gone(plugins, cards):
-    """After operation 26 operation 27 no longer answers the value."""
-    key, value = stored(plugins, cards[0])
-    deleted = plugins.delete(cards[0], key)
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=26)
+def test_deleted_value_is_gone(api, plugins, cards):
+    """After operation 26 on the second of an entity's three keys (each read back first)
+    operation 27 answers a 4xx or no value there; its other keys, and the same key of the
+    other entities, still answer their values."""
+    oracle, keys = stored_data(api, plugins, cards)
+    deleted = plugins.delete(cards[1], keys[1])
     if deleted.status != 200:
         expect.fail("PLUGIN-DATA-DELETE", "status 200 from operation 26", deleted)
-    exchange = plugins.read(cards[0], key)
-    status = exchange.status or 0
-    if 400 <= status < 500:
-        return
-    if status != 200 or (exchange.content and mentions(exchange.json(), value)):
-        expect.fail("PLUGIN-DATA-DELETE", f"a 4xx, or a 200 without the value {value!r}, "
-                    f"from operation 27 after operation 26", exchange)
+    oracle.check(oracle.board.delete_data(plugins.plugin_id, plugins.entity_id(cards[1]),
+                                          keys[1]))

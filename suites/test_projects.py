@@ -12,11 +12,13 @@ import pytest
 from boardcert.for_suites import (
     Exchange,
     NotAssessed,
+    Oracle,
     Watched,
     checks,
     early,
     expect,
     ids_in_order,
+    modelled,
     together,
     unique,
     when,
@@ -161,8 +163,13 @@ def test_project_is_not_wrapped(number, answer):
 
 
 @pytest.mark.requirement("PROJECT-CREATE")
-def test_created_project_can_be_read(api, ledger, organization_id):
-    """A project created by op 2 is answered by op 3 with its id and the name it was given."""
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=2)
+def test_created_project_can_be_read(api, ledger, organization_id, project):
+    """A project created by op 2 is answered by op 3 with its id and the name it was given;
+    the project made before it is as it was."""
+    oracle = Oracle(api)
+    oracle.board.create_project(project.id, project.name)
+    oracle.baseline()
     name = unique("project")
     created = api.call(2, organizationId=organization_id,
                        json=api.body("create_project", name=name))
@@ -174,28 +181,40 @@ def test_created_project_can_be_read(api, ledger, organization_id):
     body = expect.success(exchange, 3, "PROJECT-CREATE")
     expect.equal("PROJECT-CREATE", "the id", project_id, str(_get(body, "id")), exchange)
     expect.equal("PROJECT-CREATE", "the name", name, _get(body, "name"), exchange)
+    oracle.check(oracle.board.create_project(project_id, name), created, project_id)
+
+
+def _two_projects(api, board, project) -> Any:
+    """The oracle of a wide board and of another project beside it."""
+    oracle = modelled(api, board, others=[project])
+    return oracle, board.project.id
 
 
 @pytest.mark.requirement("PROJECT-RENAME")
-def test_rename_renames_the_project(api, project):
-    """After op 5 the Project it returns and a fresh op 3 carry the new name."""
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=5)
+def test_rename_renames_the_project(api, wide_board, project):
+    """After op 5 the Project it returns and a fresh op 3 carry the new name; its createdAt,
+    rows and cards, and the other project, are as they were."""
+    oracle, renamed = _two_projects(api, wide_board, project)
     new = unique("renamed")
-    exchange = api.call(5, projectId=project.id, json=api.body("rename_project", name=new))
+    exchange = api.call(5, projectId=renamed, json=api.body("rename_project", name=new))
     body = expect.success(exchange, 5, "PROJECT-RENAME")
     expect.equal("PROJECT-RENAME", "the name op 5 answers", new, _get(body, "name"), exchange)
-    again = api.call(3, projectId=project.id)
-    body = expect.success(again, 3, "PROJECT-RENAME")
-    expect.equal("PROJECT-RENAME", "the name op 3 answers", new, _get(body, "name"), again)
+    oracle.check(oracle.board.rename_project(renamed, new), exchange, renamed)
 
 
 @pytest.mark.requirement("PROJECT-DELETE")
-def test_deleted_project_is_gone(api, project, ledger):
-    """After op 4 answers 200, op 3 on that project answers a 4xx."""
-    exchange = api.call(4, projectId=project.id)
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=4)
+def test_deleted_project_is_gone(api, wide_board, project, ledger):
+    """After op 4 answers 200, op 3 on that project (read before) answers a 4xx; the other
+    project is as it was."""
+    oracle, deleted = _two_projects(api, wide_board, project)
+    exchange = api.call(4, projectId=deleted)
     if exchange.status != 200:  # op 4's body is not shown: only its status is judged
         expect.fail("PROJECT-DELETE", "status 200 from operation 4", exchange)
-    expect.rejected(api.call(3, projectId=project.id), "PROJECT-DELETE", "a deleted project")
-    ledger.forget(project.entry)
+    ledger.forget(wide_board.project.entry)
+    expect.rejected(api.call(3, projectId=deleted), "PROJECT-DELETE", "a deleted project")
+    oracle.check(oracle.board.delete_project(deleted), exchange)
 
 
 def _card_ids(api, project_id: str) -> tuple[list[str], Exchange]:

@@ -140,7 +140,8 @@ def test_row_name_property_choice_is_recorded(api, project, observe):
     observe("ROW-NAME-PROPERTY-CHOICE", f"op 7 {verdict} [{'; '.join(seen)}]")
 
 
-@pytest.mark.requirement("ROWS-LIST-CREATED", "WRITE-ONLY-ADDRESSED", op=7)
+@pytest.mark.requirement("ROWS-LIST-CREATED")
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=7)
 def test_created_row_joins_the_others(api, wide_board, row_name_property, ledger):
     """A row created by op 7 in a project of three rows is listed with its name, and nothing
     else on the board changed (the whole board read back against its model)."""
@@ -155,7 +156,8 @@ def test_created_row_joins_the_others(api, wide_board, row_name_property, ledger
     oracle.check(oracle.board.create_row(project.id, entry.id, name), exchange, project.id)
 
 
-@pytest.mark.requirement("ROW-RENAME", "WRITE-ONLY-ADDRESSED", op=10)
+@pytest.mark.requirement("ROW-RENAME")
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=10)
 def test_rename_renames_the_row(api, wide_board):
     """After op 10 the middle row of three carries the new name, in the Project returned, in
     op 3 and in op 6, and nothing else on the board changed."""
@@ -167,7 +169,8 @@ def test_rename_renames_the_row(api, wide_board):
     oracle.check(oracle.board.rename_row(project, row.id, new), exchange, project)
 
 
-@pytest.mark.requirement("ROW-ORDER", "WRITE-ONLY-ADDRESSED", op=8)
+@pytest.mark.requirement("ROW-ORDER")
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=8)
 def test_rows_can_be_reordered(api, wide_board):
     """Op 8 with the profile's body puts three rows in the order asked for (the last first),
     as the Project returned, op 3 and op 6 list them, and nothing else on the board changed."""
@@ -188,7 +191,8 @@ def test_row_delete_answers_the_project(api, project_with_rows):
 
 
 @pytest.mark.parametrize("which", [1, 2], ids=["middle", "last"])
-@pytest.mark.requirement("ROW-DELETE-GONE", "WRITE-ONLY-ADDRESSED", op=9)
+@pytest.mark.requirement("ROW-DELETE-GONE")
+@pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=9)
 def test_deleted_row_is_gone(api, wide_board, ledger, which):
     """After op 9 the row (the middle or the last of three, with its columns) is absent from
     the Project it returned, from op 3 and from op 6; the other rows, their columns and cards

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from boardcert import properties
 from boardcert.errors import ExchangeError, SetUpError, Violation
-from boardcert.http.api import Api, card_names, find_named, ids_in_order, mentions, misfit, walk
+from boardcert.http.api import Api, card_names, find_named, ids_in_order, mentions, misfit
 from boardcert.http.at_once import at_once
 from boardcert.http.client import Client, Exchange
 from boardcert.interface import conditions as when
 from boardcert.interface import spec
 from boardcert.interface.removed import REMOVED, RemovedPath
+from boardcert.model import Oracle
 from boardcert.pytest import early, together
 from boardcert.pytest.early import Watched
 from boardcert.settings.config import NotAssessed, Profile, fill
@@ -36,7 +37,7 @@ __all__ = [
     # sending and what came back
     "Api", "Client", "Exchange", "at_once",
     # finding things in a body
-    "card_names", "find_named", "ids_in_order", "mentions", "walk",
+    "card_names", "find_named", "ids_in_order", "mentions",
     # judging: checks of a response, expectations, their failures, not assessed
     "checks", "expect", "Outcome", "Violation", "ExchangeError", "SetUpError", "NotAssessed",
     "misfit",
@@ -46,7 +47,7 @@ __all__ = [
     "Profile", "fill", "Board", "Made", "placeholders", "profile_body", "project_state",
     "unique", "Entry", "Ledger",
     # the whole board after a write: a model of a wide board, checked against the server
-    "modelled",
+    "modelled", "Oracle",
     # what tests do together (independent requests, set-ups: side by side only with the
     # speed plugin), set-ups made at the first test
     "together", "early", "Watched",

@@ -25,7 +25,6 @@ from boardcert.model.records import (
     OPEN,
     OTHERS,
     Act,
-    AtLeast,
     Card,
     Column,
     Fact,
@@ -35,7 +34,7 @@ from boardcert.model.records import (
     nth,
 )
 
-__all__ = ["ABSENT", "KINDS", "OPEN", "OTHERS", "Act", "AtLeast", "Board", "Fact"]
+__all__ = ["ABSENT", "KINDS", "OPEN", "OTHERS", "Act", "Board", "Fact"]
 
 
 class Board:
@@ -49,8 +48,6 @@ class Board:
         self.stored: dict[tuple[str, str, str], str] = {}  # the last value put, kept on delete
         self.acts: list[Act] = []
 
-
-
     def label(self, fact: Fact, named: bool = True) -> str:
         """What a fact is about, in words: "row 2 of 3 ('bc-row-…')"."""
         return label(self.projects, fact, named)
@@ -60,43 +57,8 @@ class Board:
     def facts(self) -> dict[Fact, Any]:
         """Every fact the board holds now, fact -> expected value (OPEN facts left out)."""
         found: dict[Fact, Any] = {}
-        for p in self.projects.values():
-            found[("project", p.id)] = p.present
-            if not p.present:
-                continue
-            found[("project-name", p.id)] = p.name
-            found[("project-created", p.id)] = p.created
-            found[("rows", p.id)] = [r.id for r in p.rows if r.id not in p.floating]
-            for row_id in p.gone_rows:
-                found[("row", p.id, row_id)] = False
-            for column_id, row_id in p.gone_columns.items():
-                found[("column", p.id, row_id, column_id)] = False
-            for row in p.rows:
-                found[("row", p.id, row.id)] = True
-                found[("row-name", p.id, row.id)] = row.name
-                found[("columns", p.id, row.id)] = [c.id for c in row.columns
-                                                    if c.id not in p.floating]
-                for column in row.columns:
-                    found[("column", p.id, row.id, column.id)] = True
-                    found[("column-name", p.id, column.id)] = column.name
-            if p.order is not None:
-                found[("cards-order", p.id)] = [i for i in p.order if i not in p.floating
-                                                and p.cards[i].present is True]
-            for card in p.cards.values():
-                found[("card", p.id, card.id)] = card.present
-                if card.present is False:
-                    continue
-                found[("card-name", p.id, card.id)] = card.name
-                if card.columns is not None:
-                    found[("card-columns", p.id, card.id)] = {
-                        c: p.column_name(c) for c in sorted(card.columns)}
-                elif card.least:
-                    found[("card-columns", p.id, card.id)] = AtLeast(
-                        {c: p.column_name(c) for c in sorted(card.least)})
-                for key, value in card.metadata.items():
-                    found[("metadata", p.id, card.id, key)] = value
-            for plugin, attached in p.plugins.items():
-                found[("plugin", p.id, plugin)] = attached
+        for project in self.projects.values():
+            found |= project.facts()
         for (plugin, entity, key), value in self.data.items():
             found[("data", plugin, entity, key)] = value
         return {fact: value for fact, value in found.items() if value is not OPEN}
@@ -110,6 +72,10 @@ class Board:
         if kind == "project-created":
             if project.created is OPEN:
                 project.created = value
+            return
+        if kind == "plugin":
+            if project.plugins.get(fact[2]) is OPEN and isinstance(value, bool):
+                project.plugins[fact[2]] = value
             return
         if kind == "rows":
             held = [r.id for r in project.rows]
@@ -369,6 +335,11 @@ class Board:
         return act
 
     # --- plugins (ops 23-26) --------------------------------------------------------------
+
+    def watch_plugin(self, project_id: str, plugin: str) -> None:
+        """A plugin whose attachment to the project is read (a new project's plugins are not
+        shown: whether it comes with some is learnt from the first reading)."""
+        self.projects[project_id].plugins.setdefault(plugin, OPEN)
 
     def attach_plugin(self, project_id: str, plugin: str) -> Act:
         project = self.projects[project_id]

@@ -15,8 +15,9 @@ from typing import Any
 
 from boardcert.errors import Violation
 from boardcert.interface import conditions as when
-from boardcert.model.board import ABSENT, OTHERS, Act, AtLeast, Board, Fact
+from boardcert.model.board import ABSENT, OTHERS, Act, Board, Fact
 from boardcert.model.observe import Sight
+from boardcert.model.records import AtLeast
 
 __all__ = ["Difference", "Vision", "differences", "failure"]
 
@@ -165,5 +166,4 @@ def failure(board: Board, act: Act, found: list[Difference]) -> Violation:
     exchanges = list({id(d.sight.exchange): d.sight.exchange for d in found
                       if d.sight.exchange is not None}.values())
     return Violation(f"[{blamed[0]}] op {act.op} {act.said}: {said(board, found)}", blamed,
-                     exchanges,
-                     [condition(d) for d in found])
+                     exchanges, [condition(d) for d in found])

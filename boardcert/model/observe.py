@@ -207,7 +207,7 @@ def plugins_sight(sight: Sight, body: Any, project: Project) -> None:
     """Whether the `plugins` of a Project (or of op 23's and 24's answers) name each plugin
     the model knows of (plugin records are not shown: the id anywhere in them)."""
     if isinstance(body, dict) and "plugins" in body:
-        for plugin in project.plugins:
+        for plugin in list(project.plugins):
             sight.put(("plugin", project.id, plugin), mentions(body["plugins"], plugin),
                       ["plugins"])
 

@@ -25,7 +25,7 @@ from boardcert.model.observe import Observer, Sight
 
 __all__ = ["Oracle"]
 
-LEARNT = ("project-created", "rows", "columns", "cards-order")
+LEARNT = ("project-created", "rows", "columns", "cards-order", "plugin")
 
 
 class Oracle:
@@ -56,17 +56,22 @@ class Oracle:
             raise failure(self.board, made, found)
 
     def check(self, act: Act, exchange: Exchange | None = None, project_id: str | None = None,
-              card_id: str | None = None) -> None:
-        """After a write the model has applied (`act`): its answer and the whole board read as
-        the model says. `project_id`/`card_id`: the Project or Card the answer shows."""
+              card_id: str | None = None, number: int | None = None, last: bool = True) -> None:
+        """After a write the model has applied (`act`): its answer (`exchange`, of operation
+        `number`, by default the act's) and the whole board read as the model says.
+        `project_id`/`card_id`: the Project or Card the answer shows. `last`: the test's last
+        check (the requirements it checked before held, if this one fails)."""
         self.confirm(act)
         sights = self.look()
         if exchange is not None and project_id is not None:
-            answer = self.observer.answer(self.board, act.op, exchange, project_id, card_id)
+            answer = self.observer.answer(self.board, number or act.op, exchange, project_id,
+                                          card_id)
             sights = ([answer] if answer is not None else []) + sights
         found = differences(self.board, sights, act, self.vision)
         if found:
-            raise failure(self.board, act, found)
+            violation = failure(self.board, act, found)
+            violation.last = last
+            raise violation
         self.vision.update(self.board, sights)
         self._learn(sights)
 

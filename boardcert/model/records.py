@@ -107,6 +107,44 @@ class Project:
     def column(self, column_id: str) -> tuple[Row, Column]:
         return next((r, c) for r in self.rows for c in r.columns if c.id == column_id)
 
+    def facts(self) -> dict[Fact, Any]:
+        """What the project holds now, fact -> expected value (boardcert.model.board)."""
+        p, found = self, {("project", self.id): self.present}
+        if not p.present:
+            return found
+        found[("project-name", p.id)] = p.name
+        found[("project-created", p.id)] = p.created
+        found[("rows", p.id)] = [r.id for r in p.rows if r.id not in p.floating]
+        found |= {("row", p.id, row_id): False for row_id in p.gone_rows}
+        found |= {("column", p.id, row_id, column_id): False
+                  for column_id, row_id in p.gone_columns.items()}
+        for row in p.rows:
+            found[("row", p.id, row.id)] = True
+            found[("row-name", p.id, row.id)] = row.name
+            found[("columns", p.id, row.id)] = [c.id for c in row.columns
+                                                if c.id not in p.floating]
+            for column in row.columns:
+                found[("column", p.id, row.id, column.id)] = True
+                found[("column-name", p.id, column.id)] = column.name
+        if p.order is not None:
+            found[("cards-order", p.id)] = [i for i in p.order if i not in p.floating
+                                            and p.cards[i].present is True]
+        for card in p.cards.values():
+            found[("card", p.id, card.id)] = card.present
+            if card.present is False:
+                continue
+            found[("card-name", p.id, card.id)] = card.name
+            if card.columns is not None:
+                found[("card-columns", p.id, card.id)] = {
+                    c: p.column_name(c) for c in sorted(card.columns)}
+            elif card.least:
+                found[("card-columns", p.id, card.id)] = AtLeast(
+                    {c: p.column_name(c) for c in sorted(card.least)})
+            for key, value in card.metadata.items():
+                found[("metadata", p.id, card.id, key)] = value
+        found |= {("plugin", p.id, plugin): on for plugin, on in p.plugins.items()}
+        return found
+
     def column_name(self, column_id: str) -> str | None:
         found = [c.name for r in self.rows for c in r.columns if c.id == column_id]
         return found[0] if found else None

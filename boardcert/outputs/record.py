@@ -34,6 +34,7 @@ class Record:
     lacks: tuple[str, ...] = ()  # profile keys it needed and the profile does not give
     misfit: tuple[str, ...] = ()  # profile keys whose values the server refused
     read_only: bool = False  # not assessed: it would change the server, and the run is --read-only
+    held: tuple[str, ...] = ()  # requirements the test checked and saw hold before it failed
 
     def to_json(self) -> str:
         """Only the fields that say something, as JSON."""
@@ -45,7 +46,7 @@ class Record:
     @classmethod
     def from_json(cls, text: str) -> Record:
         data = json.loads(text)
-        for name in ("failed_requirements", "evidence", "kept", "lacks", "misfit"):
+        for name in ("failed_requirements", "evidence", "kept", "lacks", "misfit", "held"):
             if name in data:
                 data[name] = tuple(data[name])
         if "unassessed" in data:  # JSON's keys are strings: the operations are numbers

@@ -73,6 +73,9 @@ def _record(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestR
         [e.as_dict() for e in exchanges_of(item)[-EXCHANGES_SHOWN:]]
     record = replace(record, evidence=tuple(exchanges), failed_requirements=tuple(
         dict.fromkeys(i for v in found for i in v.requirements)))
+    if found and all(v.last for v in found):
+        record = replace(record, held=tuple(i for i in requirement_ids(item)
+                                            if i not in record.failed_requirements))
     if exchanges:
         report.sections.append((EVIDENCE_SECTION, evidence_text(exchanges)))
         if item.config.pluginmanager.has_plugin("allure_listener"):

@@ -164,7 +164,7 @@ class Collector:
             security_observations=tuple(t["security"]), blamed=r.failed_requirements,
             boardcert_error=r.boardcert_error, unassessed=r.unassessed,
             reproduction=r.reproduction, kept=r.kept,
-            lacks=r.lacks, misfit=r.misfit,
+            lacks=r.lacks, misfit=r.misfit, held=r.held,
         ) for nodeid, t in self.tests.items() for r in [t["record"]]]
 
     def run_facts(self, stopped: str | None = None) -> compliance.Run:

@@ -6,7 +6,7 @@ profile body may use, for a board) and `profile_body()`. The suites import from 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
@@ -118,11 +118,13 @@ def give_metadata(api: Api, board: Board, wide: bool = False) -> Board:
     return board
 
 
-def modelled(api: Api, board: Board) -> Oracle:
-    """The board told to a model (boardcert.model), and read back once as the model says:
-    the oracle a test's writes are checked with."""
+def modelled(api: Api, board: Board, others: Sequence[Made] = ()) -> Oracle:
+    """The board (and `others`: projects beside it) told to a model (boardcert.model), and read
+    back once as the model says: the oracle a test's writes are checked with."""
     oracle = Oracle(api)
     model, project = oracle.board, board.project.id
+    for other in others:
+        model.create_project(other.id, other.name)
     model.create_project(project, board.project.name)
     for row in board.rows:
         model.create_row(project, row.id, row.name)

@@ -67,6 +67,7 @@ class TestResult:
     kept: tuple[dict[str, Any], ...] = ()  # what --keep-failed left on the server for it
     lacks: tuple[str, ...] = ()  # a not-assessed test's profile keys the profile does not give
     misfit: tuple[str, ...] = ()  # a not-assessed test's profile keys the server refused
+    held: tuple[str, ...] = ()  # a failed test's requirements it checked and saw hold first
 
     def __post_init__(self) -> None:
         if self.outcome not in OUTCOMES:
@@ -82,8 +83,9 @@ class TestResult:
         return tuple(named) or self.requirements
 
     def assessed(self, req_id: str, op: int | None = None) -> bool:
-        """Whether the test passed and checked the requirement (on operation `op`)."""
-        if self.outcome != "passed" or req_id not in self.requirements:
+        """Whether the test passed and checked the requirement (on operation `op`), or failed on
+        another after checking this one (`held`)."""
+        if req_id not in self.requirements or self.outcome != "passed" and req_id not in self.held:
             return False
         skipped = self.unassessed.get(req_id, {})
         if op is None:
@@ -260,9 +262,10 @@ def _errored(test: TestResult) -> str:
 
 
 def _outcome_for(req_id: str, test: TestResult) -> str:
-    """A test that failed on another requirement did not get as far as this one."""
+    """A test that failed on another requirement did not get as far as this one, unless it
+    checked this one first (`held`)."""
     if test.outcome == "failed" and req_id not in test.failed_requirements:
-        return "skipped"
+        return "passed" if req_id in test.held else "skipped"
     return test.outcome
 
 

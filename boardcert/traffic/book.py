@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl
 
 from boardcert.traffic import answered, sent
 from boardcert.traffic.answered import Judgement
+from boardcert.traffic.boards import Boards
 from boardcert.traffic.seen import Seen
 from boardcert.traffic.sent import Finding
 
@@ -68,6 +69,7 @@ class Book:
     def __init__(self, key: str | None = None, answers: bool = False) -> None:
         self.key = key  # the server's key, when boardcert knows it (serve)
         self.answers = answers  # judge the answers too (the proxy)
+        self.boards = Boards()  # the board model, fed by the traffic (with `answers`)
         self.started = datetime.now(UTC)
         self.requests = 0
         self.used: dict[str, Used] = {}
@@ -84,7 +86,8 @@ class Book:
         """Judge one exchange and keep what the reports need of it."""
         try:
             findings = sent.judge(seen, self.key)
-            judgements = answered.judge(seen, findings) if self.answers else []
+            judgements = answered.judge(seen, findings) + self.boards.judge(seen) \
+                if self.answers else []
         except Exception as exc:  # noqa: BLE001 - boardcert's bug, never the traffic's
             with self._lock:
                 self.requests += 1

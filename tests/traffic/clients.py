@@ -94,3 +94,29 @@ def name_assuming(base_url: str, key: str) -> str:
             return _ok(http.post(f"/projects/{pid}/rows", json={"name": "todo"}))["rows"][0]["id"]
         finally:
             http.delete(f"/projects/{pid}")
+
+
+def keeper(base_url: str, key: str) -> None:
+    """A client that keeps a board: three rows, a column, three cards; renames the middle row,
+    the column and the middle card; deletes the last card and the last row, reading the
+    project after each; deletes the project and reads it once more."""
+    with _client(base_url, key) as http:
+        pid = _ok(http.post(f"/organizations/{_organization(http)}/projects",
+                            json={"name": "keeper"}))["id"]
+        for name in ("todo", "doing", "done"):
+            project = _ok(http.post(f"/projects/{pid}/rows", json={"name": name}))
+        rows = [r["id"] for r in project["rows"]]
+        column = _ok(http.post(f"/projects/{pid}/rows/{rows[0]}/columns",
+                               json={"name": "now"}))["rows"][0]["columns"][0]["id"]
+        cards = [_ok(http.post(f"/projects/{pid}/columns/{column}/cards", json={"name": n}))["id"]
+                 for n in ("a", "b", "c")]
+        _ok(http.patch(f"/projects/{pid}/rows/{rows[1]}/rename", json={"name": "review"}))
+        _ok(http.patch(f"/projects/{pid}/columns/{column}/rename", json={"name": "later"}))
+        _ok(http.patch(f"/projects/{pid}/cards/{cards[1]}", json={"name": "B"}))
+        _ok(http.get(f"/projects/{pid}"))
+        _ok(http.delete(f"/projects/{pid}/cards/{cards[2]}"))
+        _ok(http.get(f"/projects/{pid}"))
+        _ok(http.delete(f"/projects/{pid}/rows/{rows[2]}"))
+        _ok(http.get(f"/projects/{pid}"))
+        http.delete(f"/projects/{pid}")
+        http.get(f"/projects/{pid}")

@@ -1,5 +1,5 @@
-"""Build hook: a wheel carries spec/, suites/ and docs/requirements.md inside the package, as
-boardcert/data/.
+"""Build hook: a wheel carries spec/, suites/, docs/requirements.md and docs/policy.md inside
+the package, as boardcert/data/.
 
 The repository keeps them at the top level; `boardcert.paths` reads them from
 boardcert/data/ when installed from a wheel, else from the checkout (an editable install).
@@ -16,7 +16,7 @@ from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
 DATA = ("spec", "suites")  # top-level directories the wheel carries
-FILES = ("docs/requirements.md",)  # and files (the reports point at its entries)
+FILES = ("docs/requirements.md", "docs/policy.md")  # and files (the reports point there)
 
 
 class BuildPyWithData(build_py):

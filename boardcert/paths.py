@@ -23,6 +23,7 @@ DISCOVERY = SPEC / "discovery.yaml"
 DEFAULT_PROFILE = SPEC / "profiles" / "reference.yaml"
 SUITES = ROOT / "suites"
 REQUIREMENTS_PAGE = ROOT / "docs" / "requirements.md"  # the wheel carries it (setup.py)
+POLICY = ROOT / "docs" / "policy.md"  # the conformance policy (the wheel carries it too)
 RUN_INI = PACKAGE / "run.ini"  # `boardcert run`'s pytest configuration
 
 

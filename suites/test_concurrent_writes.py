@@ -1,4 +1,4 @@
-"""Concurrent writes (conformance policy, section 3): creations sent at the same moment, each
+"""Concurrent writes (docs/policy.md, section 3): creations sent at the same moment, each
 answered 2xx, are all there afterwards (two people adding rows to one board must not lose one).
 
 AT_ONCE creations of one kind go out together (boardcert.http.at_once: a thread each, released by a

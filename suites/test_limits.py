@@ -1,6 +1,6 @@
 """Section 8 and rule 1 of section 4: operation 16's name is required, a string, at most 25000.
 
-Length counts code points (conformance policy, section 3). Each boundary is probed from both
+Length counts code points (docs/policy.md, section 3). Each boundary is probed from both
 sides, in one-byte, two-byte and astral characters, so a limit off by one either way, a limit
 counted in bytes or in UTF-16 units, and a store that truncates are all told apart. "Unchanged"
 is read back through a fresh operation 3, after checking that operation 3 shows a rename at all.
@@ -320,7 +320,7 @@ def test_bad_name_is_rejected(case_id, renames, request):
 @pytest.mark.parametrize("case_id", _params(REJECTED, "REJECTED-CHANGES-NOTHING", also=(3,)))
 def test_bad_name_leaves_the_stored_name(case_id, renames, request):
     """After operation 16 refuses a name, the stored name is unchanged (a SHOULD, as for any
-    rejected input: conformance policy, section 3, "Card name limit"), whatever the refusal's
+    rejected input: docs/policy.md, "Card name limit (op 16)"), whatever the refusal's
     status, a 5xx included (section 2)."""
     outcome = renames.outcome(case_id, request)
     if 200 <= (outcome.exchange.status or 0) < 300:

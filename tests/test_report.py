@@ -375,13 +375,13 @@ def test_readings_are_marked_in_every_report(tmp_path):
     built = sample_report("conformant")
     rows = {r["id"]: r for r in built["requirements"]}
     assert rows["CARD-NAME-MAX-MULTIBYTE"]["reading"].startswith("Length counts Unicode")
-    assert rows["CARD-NAME-MAX-ACCEPTED"]["reading"] is None
+    assert rows["SUCCESS-STATUS-200"]["reading"] is None
     written = report.write(built, tmp_path)
     markdown, page = written["md"].read_text(), written["html"].read_text()
     row = next(line for line in markdown.splitlines() if "`CARD-NAME-MAX-MULTIBYTE`" in line)
     assert "(reading: Length counts Unicode code points" in row
     assert "(reading:" not in next(line for line in markdown.splitlines()
-                                   if "`CARD-NAME-MAX-ACCEPTED`" in line)
+                                   if "`SUCCESS-STATUS-200`" in line)
     html_row = page[page.index('id="req-CARD-NAME-MAX-MULTIBYTE"'):]
     assert '<div class="why reading"' in html_row[:html_row.index("</tr>")]
 

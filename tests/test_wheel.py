@@ -57,14 +57,15 @@ def pip(args: list[str]) -> None:
 
 
 def test_the_wheel_carries_spec_suites_and_profiles(wheel):
-    """The wheel holds the interface's facts, every suite, the reference profile and
-    docs/requirements.md."""
+    """The wheel holds the interface's facts, every suite, the reference profile,
+    docs/requirements.md and docs/policy.md."""
     names = set(zipfile.ZipFile(wheel).namelist())
     expected = {f"boardcert/data/{p.relative_to(ROOT).as_posix()}"
                 for folder in ("spec", "suites") for p in (ROOT / folder).rglob("*")
                 if p.is_file() and "__pycache__" not in p.parts}
     assert "boardcert/data/spec/profiles/reference.yaml" in expected
     expected.add("boardcert/data/docs/requirements.md")  # the reports point at its entries
+    expected.add("boardcert/data/docs/policy.md")  # and at the policy's paragraphs
     assert expected <= names, sorted(expected - names)
     assert "boardcert/run.ini" in names
 

@@ -1,4 +1,4 @@
-"""Exit codes (conformance policy, section 4), and the exit code of a finished run.
+"""Exit codes (docs/policy.md, section 4), and the exit code of a finished run.
 
 0 conformant (and conformant with warnings unless --strict), 1 non-conformant or incomplete,
 2 usage or configuration error, 3 the target cannot be reached (or stopped answering), 130

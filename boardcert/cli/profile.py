@@ -18,7 +18,7 @@ TEMPLATE_HEADER = """\
 # boardcert implementation profile for <your server>.
 # The interface leaves much "not shown": request bodies, where operation 27 takes entityId,
 # which plugin ids and codes are accepted. This file says what your server does there
-# (conformance policy, section 5). It starts as a copy of the bundled reference server's
+# (docs/policy.md, section 5). It starts as a copy of the bundled reference server's
 # profile, which is also the default for every key you leave out: keep only what differs for
 # your server (null says "this server has none"), then
 #     boardcert profile --show THIS-FILE       # the profile a run uses, merged

@@ -1,6 +1,6 @@
 """The one seam for HTTP: a keep-alive httpx client that records every exchange, key redacted.
 
-Manners toward the server (conformance policy, section 6) and robustness against one that
+Manners toward the server (docs/policy.md, section 6) and robustness against one that
 misbehaves live here:
 
 - every request has a deadline (`Target.timeout`, also across a body that trickles in);

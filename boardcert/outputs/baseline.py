@@ -6,7 +6,7 @@ assessed, or when it fails now and did not fail before (a new failure): a regres
 fails on those alone. A requirement *improved* when it passes now and did not before. A
 *known failure* (one the baseline had failed, or one listed in a known-failures file) that
 passes now is *stale*: the list, or the baseline, wants updating. INFO requirements are never
-failed (conformance policy, section 1), so they are never worse.
+failed (docs/policy.md, section 1), so they are never worse.
 
     current = load(Path("reports/new"))          # a compliance.json, its directory or a bundle
     found = compare(current, load(Path("reports/old")), read_known_failures(path))

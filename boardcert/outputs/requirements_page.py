@@ -16,7 +16,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from boardcert.interface import requirements
+from boardcert.interface import policy, requirements
 from boardcert.paths import REQUIREMENT_TESTS as LISTING
 from boardcert.paths import REQUIREMENTS_PAGE, ROOT, read_yaml
 
@@ -49,7 +49,8 @@ def render(tests: Mapping[str, list[str]], faults: Mapping[str, list[Fault]]) ->
         "of the interface (a failure: non-conformant), a SHOULD what any working board "
         "service must do (a failure: conformant with warnings), an INFO what the interface "
         "leaves open (recorded, never failed). A *reading* is the conformance policy's reading "
-        "where the interface does not say it in so many words. The reports link each failure "
+        "where the interface does not say it in so many words; each links to its paragraph of "
+        f"[{policy.PAGE}]({policy.PAGE}). The reports link each failure "
         "here. Under each requirement: the suite tests that check it (run one with "
         "`boardcert run -- -m REQUIREMENT-ID`) and the catalogued faults of `tests/faults/` "
         "that prove those tests fail a server that breaks it.",
@@ -76,7 +77,8 @@ def _entry(req: requirements.Requirement, tests: list[str], faults: list[Fault])
              req.text, "", f"It rests on these words ({where}):", "", f"> {req.quote}"]
     if req.reading:
         lines += ["", "The interface does not say this in so many words: it is the conformance "
-                  f"policy's reading: \"{req.reading}\""]
+                  f"policy's reading ([{policy.PAGE}#{policy.anchor(req.reading)}]"
+                  f"({policy.PAGE}#{policy.anchor(req.reading)})): \"{req.reading}\""]
     lines += ["", f"Tests (run only these: `boardcert run ... -- -m {req.id}`):", "",
               *(f"- `{test}`" for test in tests or ["(none)"])]
     if req.level == "INFO":

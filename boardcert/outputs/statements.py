@@ -106,7 +106,7 @@ def profile_digest(report: dict[str, Any]) -> str:
 
 
 def outcome(verdict: str) -> str:
-    """The test result's `result` (conformance policy, section 4)."""
+    """The test result's `result` (docs/policy.md, section 4)."""
     return {CONFORMANT: "PASSED", WARNINGS: "WARNED"}.get(verdict, "FAILED")
 
 

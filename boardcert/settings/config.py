@@ -45,7 +45,7 @@ class ProfileBody(dict):  # type: ignore[type-arg]
 
 @dataclass
 class Profile:
-    """What the interface leaves open, for one server (conformance policy, section 5)."""
+    """What the interface leaves open, for one server (docs/policy.md, section 5)."""
 
     data: dict[str, Any]
     path: Path | None = None  # the user's file; None: the defaults alone

@@ -7,7 +7,7 @@ counts for each, unless it recorded the requirement unassessed there), else `pas
 partly assessed when some of its tests could not check it (report.partly: the verdict counts
 it as passed, every output says so). An INFO
 requirement is never failed: a failure of its tests becomes an observation. The verdict
-follows the conformance policy, section 4.
+follows docs/policy.md, section 4.
 """
 
 from __future__ import annotations

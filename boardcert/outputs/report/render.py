@@ -16,7 +16,7 @@ import markupsafe
 import yaml
 
 from boardcert.http.evidence import exchange_text
-from boardcert.interface import requirements
+from boardcert.interface import policy, requirements
 from boardcert.outputs import badge
 from boardcert.outputs.report import html, partly
 from boardcert.outputs.report.build import BUG
@@ -111,6 +111,7 @@ def view(report: dict[str, Any]) -> dict[str, Any]:
         "bug": BUG,
         "badge_svg": markupsafe.Markup(badge.render(report)),
         "doc": lambda requirement_id: docs_entry(report, requirement_id),
+        "policy": lambda reading="", at="": policy_link(report, reading, at),
         "behind_verdict": behind_verdict(report),
         "profile_yaml": yaml.safe_dump(report["profile"]["content"], sort_keys=False,
                                        default_flow_style=None,
@@ -123,6 +124,17 @@ def docs_entry(report: dict[str, Any], requirement_id: str) -> str:
     "" when none was given (the reports then name `boardcert requirements ID`)."""
     base = (report.get("run") or {}).get("docs_url")
     return requirements.link(base, requirement_id) if base else ""
+
+
+def policy_link(report: dict[str, Any], reading: str = "", at: str = "") -> str:
+    """The URL of a paragraph of docs/policy.md under the run's --docs-url: the one that holds
+    a reading's words, or the anchor `at`; "" without a docs URL (the reports then name the
+    page)."""
+    base = (report.get("run") or {}).get("docs_url")
+    if not base:
+        return ""
+    return policy.link(base, reading) if reading else \
+        f"{base.rstrip('/')}/{policy.PAGE}#{at}"
 
 
 def behind_verdict(report: dict[str, Any]) -> list[str]:

@@ -1,4 +1,4 @@
-"""The verdict of a compliance report (the conformance policy, section 4), from its
+"""The verdict of a compliance report (docs/policy.md, section 4), from its
 requirements' statuses, and the reason in a sentence: what failed or was not assessed, and
 the profile keys the not-assessed tests lacked or the server refused (their data, never
 their messages).
@@ -25,7 +25,7 @@ PROFILE_KEYS = frozenset(json.loads(PROFILE_SCHEMA.read_text(encoding="utf-8"))[
 
 def decide(reqs: list[dict[str, Any]], cited: Mapping[str, Sequence[Any]] | None = None
            ) -> tuple[str, str]:
-    """The verdict of the conformance policy, section 4, and the reason in a sentence;
+    """The verdict of docs/policy.md, section 4, and the reason in a sentence;
     `cited`: by requirement, the skipped tests its message gives (build.TestResult), whose
     profile keys the reason names."""
     def ids(level: str, status: str) -> list[str]:

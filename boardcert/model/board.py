@@ -113,6 +113,10 @@ class Board:
         self.acts.append(act)
         return act
 
+    def refused(self, op: int, status: int) -> Act:
+        """A write the server refused (or failed at): the board must be as it was."""
+        return self._act(op, f"was answered {status}: nothing may have changed")
+
     # --- projects (ops 2, 4, 5) ------------------------------------------------------------
 
     def create_project(self, project_id: str, name: str) -> Act:

@@ -56,12 +56,16 @@ class Oracle:
             raise failure(self.board, made, found)
 
     def check(self, act: Act, exchange: Exchange | None = None, project_id: str | None = None,
-              card_id: str | None = None, number: int | None = None, last: bool = True) -> None:
+              card_id: str | None = None, number: int | None = None, last: bool = True,
+              confirm: bool = True) -> None:
         """After a write the model has applied (`act`): its answer (`exchange`, of operation
         `number`, by default the act's) and the whole board read as the model says.
         `project_id`/`card_id`: the Project or Card the answer shows. `last`: the test's last
-        check (the requirements it checked before held, if this one fails)."""
-        self.confirm(act)
+        check (the requirements it checked before held, if this one fails). `confirm`: not
+        assessed when no reading showed what the write addresses before (a state machine
+        checks on: what no reading showed yet is simply not held against it)."""
+        if confirm:
+            self.confirm(act)
         sights = self.look()
         if exchange is not None and project_id is not None:
             answer = self.observer.answer(self.board, number or act.op, exchange, project_id,

@@ -17,7 +17,9 @@ from boardcert.http.api import Api, misfit
 from boardcert.http.client import Client, Exchange
 from boardcert.interface import requirements
 from boardcert.pytest import together
+from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import DISCOVERED
+from boardcert.settings.budget import Budget
 from boardcert.settings.config import NotAssessed, Profile, Target
 from boardcert.suite.board import Board, Made, build, give_metadata, unique
 from boardcert.suite.ledger import Ledger
@@ -55,6 +57,12 @@ def discovery(base_api: Api, target: Target, request: pytest.FixtureRequest) -> 
 def api(base_api: Api, discovery: Discovery) -> Api:
     return base_api
 
+
+
+@pytest.fixture(scope="session")
+def budget(request: pytest.FixtureRequest) -> Budget:
+    """How hard the run tries (`--budget`)."""
+    return run_of(request.config).budget
 
 
 @pytest.fixture(scope="session")

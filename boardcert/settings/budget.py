@@ -21,6 +21,16 @@ class Budget:
     scenarios: int  # stateful scenarios
     steps: int  # calls per scenario, at most
 
+    @property
+    def model_runs(self) -> int:
+        """Runs of the board model's state machine (suites/test_board_model.py)."""
+        return max(2, self.scenarios // 5)
+
+    @property
+    def model_steps(self) -> int:
+        """Writes in each of them, at most."""
+        return self.steps * 3
+
     def describe(self) -> str:
         phases = "coverage + fuzzing" if self.coverage else "fuzzing"
         return (f"{self.name}: {phases}, {self.max_examples} fuzzed cases per operation, "

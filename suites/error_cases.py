@@ -4,9 +4,11 @@ made on the module's board when a test first needs it."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
@@ -34,14 +36,24 @@ Make = Callable[[Board, Any], Case]  # (board, the test's request) -> Case
 def board_path(board: Board, number: int, **given: str) -> dict[str, str]:
     """Path parameters of operation `number`: the board's own, except those given."""
     own = {"projectId": board.project.id, "rowId": board.row.id,
-           "columnId": board.columns[0].id, "cardId": board.cards[0].id}
+           "columnId": board.columns[0].id, "cardId": board.cards[0].id} | given
     template = spec.operation(number).path
-    return {k: v for k, v in (own | given).items() if f"{{{k}}}" in template}
+    return {k: v for k, v in own.items() if f"{{{k}}}" in template}
 
 
-BODY_NAMES = {2: "create_project", 5: "rename_project", 10: "rename_row", 11: "create_column",
-              13: "rename_column", 15: "create_card", 18: "move_cards", 20: "alias_card",
-              21: "add_card_metadata"}
+BODY_NAMES = {2: "create_project", 5: "rename_project", 8: "order_rows", 10: "rename_row",
+              11: "create_column", 12: "order_columns", 13: "rename_column", 15: "create_card",
+              18: "move_cards", 19: "move_cards_by_metadata", 20: "alias_card",
+              21: "add_card_metadata", 22: "remove_card_metadata", 23: "attach_plugin",
+              25: "put_plugin_data", 28: "exchange_code"}
+
+
+def _values(board: Board, request: pytest.FixtureRequest, **given: Any) -> dict[str, Any]:
+    """The board's placeholders with the profile's (plugin id, entity, code), the board's
+    metadata entry as key and value where it has one."""
+    if board.metadata:
+        given = {"key": board.metadata[0], "value": board.metadata[1]} | given
+    return placeholders(board, request.getfixturevalue("profile"), **given)
 
 
 def _good_body(number: int, board: Board, request: pytest.FixtureRequest) -> Any:
@@ -52,9 +64,10 @@ def _good_body(number: int, board: Board, request: pytest.FixtureRequest) -> Any
     if number == 16:
         return {"name": name}
     where = f"bodies.{BODY_NAMES[number]}"
-    body = fill(request.getfixturevalue("profile").get(where), placeholders(board, name=name),
-                where)  # a plain dict: a refusal of it is no profile misfit here
-    return body | {"afterCardId": board.cards[2].id} if number == 18 else body
+    body = fill(request.getfixturevalue("profile").get(where),
+                _values(board, request, name=name), where)  # a plain dict: a refusal of it
+    # is no profile misfit here
+    return body | {"afterCardId": board.cards[2].id} if number in (18, 19) else body
 
 
 def _organization(request: pytest.FixtureRequest) -> str:
@@ -62,32 +75,74 @@ def _organization(request: pytest.FixtureRequest) -> str:
 
 
 def _path_of(number: int, board: Board, request: pytest.FixtureRequest) -> dict[str, str]:
+    """Path parameters of operation `number` on the board; a plugin's (ops 23-28) from the
+    profile, op 22's key the board's metadata entry (a fresh one where it has none)."""
     if number == 2:
         return {"organizationId": _organization(request)}
-    return board_path(board, number)
+    template, given = spec.operation(number).path, {}
+    if "{pluginId}" in template:
+        profile = request.getfixturevalue("profile")
+        given["pluginId"] = str(profile.get("plugin_id"))
+        if "{entityId}" in template:
+            given["entityId"] = str(fill(profile.get("entity_id"), _values(board, request),
+                                         "entity_id"))
+    if "{key}" in template:
+        given["key"] = board.metadata[0] if number == 22 and board.metadata else unique("key")
+    return board_path(board, number, **given)
 
 
 # --- bodies that are not JSON (sent with a JSON content type) ------------------------------
+# Each is a body the operation accepts, spoilt: a server that parses leniently, reads only the
+# first document or takes a body it cannot parse for none would act on it.
 
-NOT_JSON: dict[str, Callable[[str], bytes]] = {
-    "truncated": lambda name: f'{{"name": "{name}"'.encode(),
-    "trailing-comma": lambda name: f'{{"name": "{name}",}}'.encode(),
-    "single-quotes": lambda name: f"{{'name': '{name}'}}".encode(),
-    "trailing-garbage": lambda name: f'{{"name": "{name}"}} x'.encode(),
-    "two-documents": lambda name: f'{{"name": "{name}"}}{{"name": "{name}"}}'.encode(),
-    "invalid-utf8": lambda name: b'{"name": "' + name.encode() + b'\xff\xfe"}',
-    "not-a-number": lambda name: b'{"name": NaN}',
-    "form-encoded": lambda name: f"name={name}".encode(),
+
+def _text(body: Any) -> str:
+    return json.dumps(body, ensure_ascii=False)
+
+
+def _invalid_utf8(body: Any) -> bytes:
+    """Two bytes that are no UTF-8 at the end of the body's last string."""
+    text = _text(body)
+    if '"' not in text:
+        return b'{"\xff\xfe": 1}'
+    head, tail = text.rsplit('"', 1)
+    return head.encode() + b'\xff\xfe"' + tail.encode()
+
+
+def _first_key(body: Any) -> str:
+    return next(iter(body), "name") if isinstance(body, dict) else "name"
+
+
+def _form(body: Any) -> bytes:
+    """The body's fields as a form (never empty: an empty body is no body)."""
+    fields = {k: v for k, v in body.items() if isinstance(v, str | int | list)} \
+        if isinstance(body, dict) else {}
+    return (urlencode(fields, doseq=True) or "name=x").encode()
+
+
+NOT_JSON: dict[str, Callable[[Any], bytes]] = {
+    "truncated": lambda body: _text(body)[:-1].encode(),
+    "trailing-comma": lambda body: f"{_text(body)[:-1]},}}".encode(),
+    "single-quotes": lambda body: (_text(body).replace('"', "'") if '"' in _text(body)
+                                   else "{'name': 'x'}").encode(),
+    "trailing-garbage": lambda body: f"{_text(body)} x".encode(),
+    "two-documents": lambda body: (_text(body) * 2).encode(),
+    "invalid-utf8": _invalid_utf8,
+    "not-a-number": lambda body: f'{{"{_first_key(body)}": NaN}}'.encode(),
+    "form-encoded": _form,
 }  # not an empty body: that is no body, which a server may answer with defaults
-MALFORMED_OPS = (2, 5, 7, 15, 16)
+MALFORMED_OPS = (2, 5, 7, 15, 16)  # every way a body fails to parse
+# The other operations that take a body, each with a body cut off, one with more after it and
+# one that is no UTF-8: how leniently a server parses is the same for all its operations; what
+# differs between them is whether the body is parsed at all.
+OTHER_BODY_OPS = (8, 10, 11, 12, 13, 18, 19, 20, 21, 22, 23, 25, 28)
+SOME_NOT_JSON = ("truncated", "trailing-garbage", "invalid-utf8")
 
 
 def _not_json(number: int, variant: str) -> Make:
     def make(board: Board, request: pytest.FixtureRequest) -> Case:
         body = _good_body(number, board, request)
-        name = next((v for v in body.values() if isinstance(v, str)), unique("name")) \
-            if isinstance(body, dict) else unique("name")
-        return Case(number, _path_of(number, board, request), content=NOT_JSON[variant](name))
+        return Case(number, _path_of(number, board, request), content=NOT_JSON[variant](body))
     return make
 
 
@@ -154,6 +209,8 @@ class Spec:
 def _specs() -> dict[str, Spec]:
     specs = [Spec(f"op{n}-not-json-{v}", n, _not_json(n, v), True)
              for n in MALFORMED_OPS for v in NOT_JSON]
+    specs += [Spec(f"op{n}-not-json-{v}", n, _not_json(n, v), True)
+              for n in OTHER_BODY_OPS for v in SOME_NOT_JSON]
     specs += [Spec(f"op{n}-{label}", n, _json(n, value), n in WATCHED_OPS)
               for n in JSON_OPS for label, value in JSON_VALUES.items()]
     specs += [Spec(f"op{n}-unknown-{parameter}-{i + 1}", n, _missing(n, parameter, value),

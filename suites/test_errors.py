@@ -132,8 +132,9 @@ class Sent:
 
 @pytest.fixture(scope="module")
 def sent(api, ledger, make_board) -> Sent:
-    """This module's cases and board: rejected requests must leave it as it was."""
-    return Sent(api, ledger, make_board)
+    """This module's cases and board (its first card with a metadata entry, which op 22's
+    cases name): rejected requests must leave it as it was."""
+    return Sent(api, ledger, lambda: make_board(metadata=True))
 
 
 @pytest.fixture

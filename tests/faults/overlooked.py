@@ -1,12 +1,15 @@
 """Faults that checks could not see before issue 31: a forbidden card name stored by a request
-answered 500 (item 6: read back after every refusal, whatever its status)."""
+answered 500 (item 6: read back after every refusal, whatever its status); a body that is not
+JSON taken by an operation other than the five it was sent to, op 19's beforeCardId, a
+createdAt that moves (item 8)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from .asgi import Forward, Request, Response, json_response
-from .edits import on
+from .edits import PROJECT_OPS, edit_requests, on
 from .variant import Variant, keyed_fault
 
 LIMIT = 25000  # op 16's limit
@@ -74,4 +77,65 @@ STORED_THEN_500: list[Variant] = [
                 lambda _key: on(16, _number_name_stored)),
 ]
 
-OVERLOOKED: list[Variant] = [*STORED_THEN_500]
+# --- bodies that are not JSON, op 19's beforeCardId, createdAt (item 8) -----------------------
+
+
+async def _body_never_read(request: Request, forward: Forward) -> Response:
+    """Op 22 never reads the body of its DELETE (a body is accepted, and ignored): bytes that
+    are not JSON are not refused."""
+    return await forward(request.but(body=b""))
+
+
+async def _raw_value(request: Request, forward: Forward) -> Response:
+    """Op 25 stores a body that does not parse as JSON as its text (a "raw" fallback)."""
+    if request.body.strip() and request.json() is None:
+        text = request.body.decode("utf-8", "replace")
+        return await forward(request.but(json_body={"value": text}))
+    return await forward(request)
+
+
+def _before_as_after(body: dict[str, Any]) -> dict[str, Any]:
+    """Op 19 reads beforeCardId into its afterCardId (one anchor field, copied twice)."""
+    if "beforeCardId" in body and "afterCardId" not in body:
+        body["afterCardId"] = body.pop("beforeCardId")
+    return body
+
+
+WRITES = PROJECT_OPS - {2, 3}  # the operations that change a project (5, 7-14)
+
+
+class _CreatedOnSave:
+    """Every write to a project sets its createdAt to the time of the write, as updatedAt (the
+    model's created_at column says "now on every save" where it should say "on insert")."""
+
+    def __init__(self) -> None:
+        self.created: dict[str, str] = {}  # project id -> createdAt as this server keeps it
+
+    async def __call__(self, request: Request, forward: Forward) -> Response:
+        response = await forward(request)
+        project = request.params.get("projectId")
+        if request.op in WRITES and response.status == 200 and project is not None:
+            self.created[project] = datetime.now(UTC).isoformat(timespec="microseconds")
+        body = response.json() if response.status == 200 else None
+        if request.op in PROJECT_OPS and isinstance(body, dict) and \
+                str(body.get("id")) in self.created:
+            return json_response({**body, "createdAt": self.created[str(body["id"])]})
+        return response
+
+
+MOVED_AND_MALFORMED: list[Variant] = [
+    keyed_fault("metadata-remove-ignores-body", "REJECT-MALFORMED-JSON",
+                "op 22 never reads its DELETE's body: one that is not JSON is not refused",
+                lambda _key: on(22, _body_never_read)),
+    keyed_fault("plugin-data-stores-raw-body", "REJECT-MALFORMED-JSON",
+                "op 25 stores a body that is not JSON as its text",
+                lambda _key: on(25, _raw_value)),
+    keyed_fault("move-by-metadata-before-as-after", "CARD-MOVE-BY-METADATA-PLACES",
+                "op 19 places the card after the card beforeCardId names",
+                lambda _key: edit_requests(19, _before_as_after)),
+    keyed_fault("created-at-on-every-save", "WRITE-ONLY-ADDRESSED",
+                "createdAt becomes the time of the last write to the project (ops 5, 7-14)",
+                lambda _key: _CreatedOnSave()),  # a record per server
+]
+
+OVERLOOKED: list[Variant] = [*STORED_THEN_500, *MOVED_AND_MALFORMED]

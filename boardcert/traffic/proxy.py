@@ -15,33 +15,28 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
-
-import httpx
 
 from boardcert.traffic import reports
 from boardcert.traffic.book import Book
 from boardcert.traffic.seen import MAX_PARSED, Seen
 from boardcert.traffic.serve import say, stopping_quietly
+from boardcert.traffic.upstream import Upstream, UpstreamError
 from boardcert.traffic.watch import Message, Scope, decoded, query, read_ahead, target
 
-# Headers of one connection (RFC 9110, section 7.6.1), never forwarded; Host is the upstream's.
+# Headers of one connection (RFC 9110, section 7.6.1), never forwarded; Host is the upstream's,
+# the body's framing (Content-Length, chunked) the proxy's own, and no Expect: the body is here.
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
                         "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-                        "host"})
-TIMEOUT = httpx.Timeout(60.0, connect=10.0)
+                        "host", "content-length", "expect"})
+ANSWER_HOP_BY_HOP = HOP_BY_HOP - {"content-length"}  # an answer's length is passed on
 
 
 class Proxy:
     """ASGI app: forwards to `upstream`, hands each exchange to `book.add` once answered."""
 
     def __init__(self, upstream: str, book: Book) -> None:
-        parts = urlsplit(upstream)
-        self.prefix = parts.path.rstrip("/")  # an upstream under a path: requests go below it
-        self.origin = f"{parts.scheme}://{parts.netloc}"
-        self.host = parts.netloc
+        self.upstream = Upstream(upstream)
         self.book = book
-        self.transport: httpx.AsyncHTTPTransport | None = None
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -53,11 +48,9 @@ class Proxy:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
-                self.transport = httpx.AsyncHTTPTransport(retries=0, verify=True)
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                if self.transport is not None:
-                    await self.transport.aclose()
+                await self.upstream.aclose()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -68,8 +61,8 @@ class Proxy:
         started = time.perf_counter()
         try:
             await self._forward(scope, read, receive, send, seen)
-        except (httpx.HTTPError, httpx.InvalidURL, ValueError) as exc:  # no answer to give
-            seen.error = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        except UpstreamError as exc:
+            seen.error = str(exc)
             if seen.status is None:
                 await _unanswered(send, seen.error)
         finally:
@@ -78,31 +71,30 @@ class Proxy:
 
     async def _forward(self, scope: Scope, read: list[Message], receive: Any, send: Any,
                        seen: Seen) -> None:
-        url = f"{self.origin}{self.prefix}{seen.target}" + (f"?{seen.query}" if seen.query else "")
-        headers = [(n, v) for n, v in scope["headers"]
+        raw = bytes(scope.get("raw_path") or scope["path"].encode()).split(b"?", 1)[0]
+        query = bytes(scope.get("query_string", b""))
+        headers = [(bytes(n), bytes(v)) for n, v in scope["headers"]
                    if bytes(n).decode("latin-1").lower() not in HOP_BY_HOP]
-        headers.insert(0, (b"host", self.host.encode("latin-1")))
         whole = not read or read[-1]["type"] != "http.request" or \
             not read[-1].get("more_body")
-        request = httpx.Request(seen.method, httpx.URL(url), headers=headers,
-                                content=seen.request_body if whole else _body(read, receive))
-        assert self.transport is not None, "the proxy's lifespan did not start"
-        response = await self.transport.handle_async_request(request)
+        length = next((bytes(v) for n, v in scope["headers"]
+                       if bytes(n).lower() == b"content-length"), None)
+        answer = await self.upstream.send(seen.method, raw + (b"?" + query if query else b""),
+                                          headers, seen.request_body if whole
+                                          else _body(read, receive), length)
+        kept = [(n, v) for n, v in answer.headers
+                if n.decode("latin-1").lower() not in ANSWER_HOP_BY_HOP]
+        seen.status, seen.response_headers = answer.status, decoded(kept)
+        await send({"type": "http.response.start", "status": answer.status, "headers": kept})
+        kept_body = bytearray()
         try:
-            kept = [(n, v) for n, v in response.headers.raw
-                    if n.decode("latin-1").lower() not in HOP_BY_HOP]
-            seen.status, seen.response_headers = response.status_code, decoded(kept)
-            await send({"type": "http.response.start", "status": response.status_code,
-                        "headers": kept})
-            answer = bytearray()
-            async for chunk in response.aiter_raw():
-                if len(answer) <= MAX_PARSED:
-                    answer.extend(chunk[:MAX_PARSED + 1 - len(answer)])
+            async for chunk in answer.body:
+                if len(kept_body) <= MAX_PARSED:
+                    kept_body.extend(chunk[:MAX_PARSED + 1 - len(kept_body)])
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
-            seen.response_body = bytes(answer)
-            await send({"type": "http.response.body", "body": b""})
-        finally:
-            await response.aclose()
+        finally:  # what came of a body that broke off is judged too
+            seen.response_body = bytes(kept_body)
+        await send({"type": "http.response.body", "body": b""})
 
 
 async def _body(read: list[Message], receive: Any) -> AsyncIterator[bytes]:

@@ -99,3 +99,39 @@ def test_the_installed_tool_prints_a_requirement_s_entry(installed, tmp_path):
                             cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("## CARD-NAME-STRING\n") and "Tests" in result.stdout
+
+
+def test_the_installed_tool_judges_a_client(installed, tmp_path):
+    """`boardcert serve --client-report DIR`, installed: its templates and client rules come
+    from the wheel; stopped by SIGTERM it writes the client report (here: a former path,
+    incompatible, exit 1)."""
+    import signal
+    import time
+
+    import httpx
+
+    from boardcert.reference.server import free_port
+
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("BOARDCERT_", "PYTHON", "PYTEST"))}
+    port = free_port()
+    process = subprocess.Popen([installed / "bin" / "boardcert", "serve", "--port", str(port),
+                                "--api-key", "wheel-key-123", "--client-report", "out"],
+                               cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(200):
+            try:
+                httpx.post(f"{url}/projects/1/row", json={"name": "r"},
+                           headers={"X-API-Key": "wheel-key-123"}, timeout=1)
+                break
+            except httpx.TransportError:
+                time.sleep(0.1)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 1, out + err
+    report = json.loads((tmp_path / "out" / "client-compatibility.json").read_text())
+    assert report["verdict"] == "incompatible"
+    assert (tmp_path / "out" / "client-compatibility.html").read_text().startswith("<!DOCTYPE")

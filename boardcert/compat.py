@@ -1,24 +1,34 @@
-"""The internals of other libraries that what a run generates depends on, in one place: each
-is checked as the run starts (`check`) and, where boardcert changes it, checked to have taken
-effect. When one is gone or changed the run stops with a CompatError (exit 2) rather than
-generate other requests than the spec and the seed give: an upgrade must never change a
-verdict silently. (What only makes a run faster lives in boardcert.speed, and stays off
-instead.)
+"""The internals of other libraries that a verdict depends on, each checked as the run starts
+(`check`): a misfit stops the run with a CompatError (exit 2) rather than generate other
+requests than the spec and the seed give, or let a failure go unnamed: an upgrade must never
+change a verdict silently.
 
 - Hypothesis's pool of literals (`providers._get_local_constants`): emptied, so that nothing is
   drawn from the string and number literals of boardcert's own modules (`only_the_seed`).
 - schemathesis's state machine (eight of its modules): reshaped so that the rules it can choose
   never depend on what the server answered (`answer_independent`).
+- schemathesis's failures, by class (`failure_kind`): each known by the code schemathesis keeps
+  for it and the check that reports it; one of another class is a CompatError when it is met,
+  never dropped.
+- schemathesis's coverage scenarios that send a request in another shape (`probe_scenarios`):
+  the same as schemathesis's own sets of probes.
+- schemathesis's pytest items: the operation each tests (`operation_label`).
 - pytest's place for its junit.xml writer (`_pytest.junitxml.xml_key`): boardcert's JUnit
   writer takes it, where Hypothesis's statistics and record_testsuite_property look
-  (`junit_slot`).
+  (`junit_slot`; checked when a run writes junit.xml).
+
+What only changes how a run goes, not what it finds, is boardcert.compat_fallbacks's (a misfit
+takes the plain way, and the run facts say so); what only makes a run faster, boardcert.speed's
+(a misfit leaves its patch off).
 """
 
 from __future__ import annotations
 
-from functools import partial
+from dataclasses import fields
+from functools import cache, partial
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
-from inspect import getmembers
+from inspect import getmembers, signature
 from typing import Any
 
 from boardcert.errors import CompatError
@@ -26,7 +36,7 @@ from boardcert.errors import CompatError
 _NONE: list[Any] = []  # the empty pool of literals, made once
 
 
-def _version(name: str) -> str:
+def version_of(name: str) -> str:
     try:
         return f"{name} {version(name)}"
     except PackageNotFoundError:
@@ -35,7 +45,7 @@ def _version(name: str) -> str:
 
 def _stop(library: str, what: str, why: object, consequence: str) -> CompatError:
     return CompatError(
-        f"{_version(library)}: {what} is not what boardcert knows ({why}); {consequence}, so "
+        f"{version_of(library)}: {what} is not what boardcert knows ({why}); {consequence}, so "
         f"the run stops. Install a {library} version of pyproject.toml's range that boardcert "
         f"was released with, or a boardcert that knows this one (tox -e newest checks).")
 
@@ -88,10 +98,14 @@ def junit_slot() -> Any:
 
 
 def check() -> None:
-    """At start-up: the literal pool emptied, and every schemathesis internal the state
-    machine's reshaping uses still there (the reshaping checks the rest as it is made)."""
+    """At start-up: the literal pool emptied; every schemathesis internal the state machine's
+    reshaping uses still there (the reshaping checks the rest as it is made); schemathesis's
+    failures, probe scenarios and items as boardcert knows them."""
     only_the_seed()
     _stateful_internals()
+    failure_classes()
+    probe_scenarios()
+    _schemathesis_item()
 
 
 def _stateful_internals() -> dict[str, Any]:
@@ -224,3 +238,123 @@ def _target_for(self: Any, result: Any) -> str | None:
 
 def _feeds(self: Any, output: Any) -> bool:
     return output.case.operation.label in self._producers
+
+
+# --- schemathesis's failures, scenarios and items ------------------------------------------
+
+# The failures boardcert.properties.judging names requirements for, each by the code
+# schemathesis keeps for it ("never renumbered or reused") and a check it says reports it:
+# name -> (module, code, check). A subclass comes before its base (failure_kind: the first).
+FAILURES: dict[str, tuple[str, str, str | None]] = {
+    "CustomFailure": ("schemathesis.core.failures", "ST901", None),  # boardcert's own checks
+    "ContentTypeServerError": ("schemathesis.core.failures", "ST102", "not_a_server_error"),
+    "ServerError": ("schemathesis.core.failures", "ST101", "not_a_server_error"),
+    "UndefinedStatusCode": ("schemathesis.openapi.checks", "ST103", "status_code_conformance"),
+    "MissingContentType": ("schemathesis.openapi.checks", "ST104",
+                           "response_schema_conformance"),
+    "UndefinedContentType": ("schemathesis.openapi.checks", "ST105", "content_type_conformance"),
+    "MalformedMediaType": ("schemathesis.openapi.checks", "ST106", "content_type_conformance"),
+    "JsonSchemaError": ("schemathesis.openapi.checks", "ST108", "response_schema_conformance"),
+    "MalformedJson": ("schemathesis.core.failures", "ST109", "response_schema_conformance"),
+    "ContentDeserializationError": ("schemathesis.openapi.checks", "ST110",
+                                    "response_schema_conformance"),
+    "DiscriminatorMismatch": ("schemathesis.openapi.checks", "ST111",
+                              "response_schema_conformance"),
+    "AcceptedNegativeData": ("schemathesis.core.failures", "ST201", "negative_data_rejection"),
+    "RejectedPositiveData": ("schemathesis.openapi.checks", "ST202", "positive_data_acceptance"),
+}
+# what judging reads of them besides title and message
+READ = {"JsonSchemaError": ("schema_path", "instance_path", "instance", "schema"),
+        "CustomFailure": ("exception",)}
+_UNNAMED = "a failure would go unnamed, or be named for the wrong requirement"
+
+
+@cache
+def failure_classes() -> dict[str, type]:
+    """FAILURES' classes by name, each checked: a schemathesis Failure with its code, reported
+    by its check, with the attributes judging reads."""
+    try:
+        from schemathesis.core.failures import Failure
+
+        found: dict[str, type] = {}
+        for name, (module, code, check) in FAILURES.items():
+            kind = getattr(import_module(module), name)
+            if not (isinstance(kind, type) and issubclass(kind, Failure)):
+                raise TypeError(f"{module}.{name} is not a Failure")
+            if kind.code != code:
+                raise ValueError(f"{name} is {kind.code}, not {code}")
+            if check is not None and check not in kind.checks:
+                raise ValueError(f"{name} is not reported by {check} but by {kind.checks}")
+            missing = [field for field in READ.get(name, ()) if not hasattr(kind, field)]
+            if missing:
+                raise AttributeError(f"{name} has no {', '.join(missing)}")
+            found[name] = kind
+    except (ImportError, AttributeError, TypeError, ValueError) as exc:
+        raise _stop("schemathesis", "its failures", exc, _UNNAMED) from None
+    return found
+
+
+def failure_kind(failure: Any) -> str:
+    """FAILURES' name for a schemathesis failure: the first class it is an instance of. One of
+    no class boardcert knows is a CompatError, never dropped: it could be the server's fault."""
+    for name, kind in failure_classes().items():
+        if isinstance(failure, kind):
+            return name
+    raise unknown_failure(failure)
+
+
+def unknown_failure(failure: Any) -> CompatError:
+    kind = type(failure)
+    return _stop("schemathesis", "a failure of its checks",
+                 f"{kind.__module__}.{kind.__qualname__} {getattr(failure, 'code', '')}: "
+                 f"{getattr(failure, 'title', failure)}", _UNNAMED)
+
+
+@cache
+def probe_scenarios() -> tuple[frozenset[Any], frozenset[Any]]:
+    """schemathesis's coverage scenarios that send a request in another shape: (to a method or
+    path the operation does not have, with another content type). Checked: the same as
+    schemathesis's own sets of such probes; a case's scenario, and its mode, read as data."""
+    try:
+        from schemathesis.generation import meta
+
+        scenario = meta.CoverageScenario
+        other_request = frozenset({scenario.UNSPECIFIED_HTTP_METHOD,
+                                   scenario.UNSUPPORTED_PATH_PATTERN})
+        content_type = frozenset({scenario.UNSUPPORTED_CONTENT_TYPE,
+                                  scenario.MALFORMED_CONTENT_TYPE})
+        shapes = content_type | {scenario.UNSPECIFIED_HTTP_METHOD}
+        if content_type != meta.CONTENT_TYPE_PROBES or shapes != meta.REQUEST_SHAPE_PROBES:
+            raise ValueError(f"its probes are {sorted(meta.REQUEST_SHAPE_PROBES)}, of content "
+                             f"types {sorted(meta.CONTENT_TYPE_PROBES)}")
+        read = {(meta.CoveragePhaseData, "scenario"), (meta.CaseMetadata, "generation"),
+                (meta.CaseMetadata, "phase"), (meta.GenerationInfo, "mode")}
+        missing = [f"{owner.__name__}.{name}" for owner, name in read
+                   if name not in {f.name for f in fields(owner)}]
+        if missing or not hasattr(meta.GenerationMode, "is_negative"):
+            raise AttributeError(f"no {', '.join(missing) or 'GenerationMode.is_negative'}")
+    except (ImportError, AttributeError, TypeError, ValueError) as exc:
+        raise _stop("schemathesis", "its coverage scenarios", exc,
+                    "a request of another shape would be judged as the operation's") from None
+    return other_request, content_type
+
+
+@cache
+def _schemathesis_item() -> type:
+    try:
+        from schemathesis.pytest.plugin import SchemathesisFunction
+
+        init = SchemathesisFunction.__init__
+        if "operation_label" not in signature(init).parameters \
+                or "operation_label" not in init.__code__.co_names:
+            raise AttributeError("SchemathesisFunction keeps no operation_label")
+    except (ImportError, AttributeError, TypeError) as exc:
+        raise _stop("schemathesis", "its pytest items", exc,
+                    "the property tests would name no requirements") from None
+    return SchemathesisFunction
+
+
+def operation_label(item: Any) -> str | None:
+    """The operation a schemathesis item tests ("PATCH /projects/{projectId}"); None for an
+    item of any other test."""
+    return item.operation_label if isinstance(item, _schemathesis_item()) else None

@@ -1,11 +1,14 @@
-"""The internals of other libraries that what a run generates depends on (boardcert.compat,
-issue 25): on the installed versions each takes effect; one that is gone or changed stops the
-run with a boardcert error naming the library and its version (exit 4 under pytest, 2 under
-`boardcert run`), never a verdict."""
+"""The internals of other libraries that what a run generates and judges depends on
+(boardcert.compat, issues 25 and 34): on the installed versions each takes effect; one that is
+gone or changed stops the run with a boardcert error naming the library and its version (exit 4
+under pytest, 2 under `boardcert run`), never a verdict. What only changes how a run goes
+(boardcert.compat_fallbacks) takes the plain way instead, and the run facts say so."""
 
 from __future__ import annotations
 
+import json
 import os
+import secrets
 import subprocess
 import sys
 from inspect import getmembers
@@ -150,3 +153,225 @@ def test_the_junit_slot_is_pytests_and_a_changed_one_stops_the_run(monkeypatch, 
                                           f"--junitxml={pytester.path / 'j.xml'}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "junit.xml writer" in result.stderr.str()
+
+
+# --- schemathesis's failures, scenarios and items (issue 34) --------------------------------
+
+CHECKED_ONCE = ("failure_classes", "probe_scenarios", "_schemathesis_item")
+
+
+@pytest.fixture
+def looked_at_again():
+    """compat's checks of schemathesis look again (each is made once a process)."""
+    for name in CHECKED_ONCE:
+        getattr(compat, name).cache_clear()
+    yield
+    for name in CHECKED_ONCE:
+        getattr(compat, name).cache_clear()
+
+
+def test_schemathesis_failures_are_known_by_class_code_and_check():
+    """Each failure judging names a requirement for is schemathesis's class with the code
+    schemathesis keeps for it; an instance of a subclass is known as its base."""
+    from schemathesis.core.failures import ServerError
+
+    found = compat.failure_classes()
+    assert list(found) == list(compat.FAILURES)
+    assert {name: kind.code for name, kind in found.items()} == {
+        name: code for name, (_, code, _) in compat.FAILURES.items()}
+
+    class Later(ServerError):
+        pass
+
+    assert compat.failure_kind(Later(operation="op", status_code=502)) == "ServerError"
+
+
+def test_a_renamed_failure_class_stops_the_run_at_start_up(monkeypatch, looked_at_again):
+    """schemathesis with JsonSchemaError under another name: the start-up check stops, naming
+    schemathesis, its version and the class (judging by the class's name would have dropped
+    every schema failure, and passed)."""
+    from schemathesis.openapi import checks
+
+    monkeypatch.setattr(checks, "ResponseSchemaViolation", checks.JsonSchemaError, raising=False)
+    monkeypatch.delattr(checks, "JsonSchemaError")
+    with pytest.raises(CompatError, match=r"^schemathesis \d[\d.]*: its failures .*"
+                                          r"JsonSchemaError.*so the run stops"):
+        compat.check()
+
+
+def test_a_failure_renumbered_or_of_another_check_stops_the_run(monkeypatch, looked_at_again):
+    """A class whose code or check changed may mean something else: the run stops."""
+    from schemathesis.core.failures import ServerError
+    from schemathesis.openapi.checks import JsonSchemaError
+
+    monkeypatch.setattr(JsonSchemaError, "code", "ST199")
+    with pytest.raises(CompatError, match="JsonSchemaError is ST199, not ST108"):
+        compat.check()
+    monkeypatch.undo()
+    compat.failure_classes.cache_clear()
+    monkeypatch.setattr(ServerError, "checks", ("server_health",))
+    with pytest.raises(CompatError, match="ServerError is not reported by not_a_server_error"):
+        compat.check()
+
+
+def test_a_failure_boardcert_does_not_know_is_a_compat_error_never_dropped():
+    """A failure of a new class, or a custom check's that is not boardcert's: CompatError (the
+    run stops after the test: tests/test_compat.py runs it), never "no failure"."""
+    from schemathesis.core.failures import CustomFailure, Failure
+
+    from boardcert.properties import CaseInfo, requirement_of
+
+    class Novel(Failure):
+        code = "ST199"
+
+    info = CaseInfo(positive=True, probe=False, rejection=None)
+    with pytest.raises(CompatError, match=r"a failure of its checks .*Novel ST199"):
+        requirement_of(Novel(operation="op", message="m"), 3, info, 200)
+    stranger = CustomFailure(operation="op", title="Custom check failed: `theirs`",
+                             message="m", exception=AssertionError("theirs"))
+    with pytest.raises(CompatError, match="Custom check failed: `theirs`"):
+        requirement_of(stranger, 3, info, 200)
+
+
+def test_other_probes_of_schemathesis_stop_the_run(monkeypatch, looked_at_again):
+    """schemathesis counting another scenario as a request-shape probe: the run stops (boardcert
+    would judge such a request as the operation's)."""
+    from schemathesis.generation import meta
+
+    monkeypatch.setattr(meta, "REQUEST_SHAPE_PROBES",
+                        meta.REQUEST_SHAPE_PROBES | {meta.CoverageScenario.INVALID_FORMAT})
+    with pytest.raises(CompatError, match="its coverage scenarios .*its probes are"):
+        compat.check()
+
+
+def test_schemathesis_items_that_keep_no_operation_stop_the_run(monkeypatch, looked_at_again):
+    """An item that no longer says its operation would leave the property tests without
+    requirement markers: the run stops."""
+    from schemathesis.pytest.plugin import SchemathesisFunction
+
+    def init(self, *args, **kwargs) -> None:  # keeps nothing
+        pass
+
+    monkeypatch.setattr(SchemathesisFunction, "__init__", init)
+    with pytest.raises(CompatError, match="its pytest items .*no operation_label"):
+        compat.check()
+
+
+def test_a_rejection_is_read_from_the_body_not_the_words(monkeypatch):
+    """The requirement a negative case's rejection proves is the same whatever schemathesis's
+    description says (here every one reworded): it is read from the body sent."""
+    from hypothesis import HealthCheck, given, settings
+    from schemathesis import GenerationMode
+
+    from boardcert.properties import CaseInfo, load_schema
+    from boardcert.properties.cases import rejection_of
+
+    operation = load_schema()[spec.operation(16).path]["PATCH"]
+    seen: dict[str | None, int] = {}
+
+    @given(operation.as_strategy(generation_mode=GenerationMode.NEGATIVE))
+    @settings(max_examples=60, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck))
+    def judged(case):
+        before = CaseInfo.of(case)
+        case.meta.phase.data.description = "Reworded"
+        assert CaseInfo.of(case) == before
+        assert before.rejection == rejection_of(case)
+        seen[before.rejection] = seen.get(before.rejection, 0) + 1
+
+    judged()
+    assert {"CARD-NAME-REQUIRED", "CARD-NAME-STRING"} <= set(seen), seen
+
+
+def _run_with_key(tmp_path: Path, breaker: str, key: str, *args: str
+                  ) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "breaker.py").write_text(breaker)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BOARDCERT_"))}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tmp_path), env.get("PYTHONPATH")]))
+    env["BOARDCERT_API_KEY"] = key
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True,
+                          text=True, timeout=300)
+
+
+RENAME_FAILURE = """
+from schemathesis.openapi import checks
+checks.ResponseSchemaViolation = checks.JsonSchemaError  # as if schemathesis had renamed it
+del checks.JsonSchemaError
+"""
+
+NEW_FAILURE = """
+import schemathesis.checks
+from schemathesis.core.failures import Failure
+
+
+class ServerFault(Failure):  # as if schemathesis reported a 5xx with a class of a new name
+    code = "ST199"
+    checks = ("not_a_server_error",)
+
+    def __init__(self, *, operation, status_code, **kwargs):
+        super().__init__(operation=operation, message=f"answered {status_code}")
+
+
+schemathesis.checks.ServerError = ServerFault
+"""
+
+REWORDED = """
+from schemathesis.generation import meta
+
+for kind in (meta.CoveragePhaseData, meta.FuzzingPhaseData, meta.StatefulPhaseData,
+             meta.ExamplesPhaseData):  # every description of a generated case worded otherwise
+    slot = kind.__dict__["description"]
+    kind.description = property(
+        lambda self, slot=slot: None if slot.__get__(self) is None else "Reworded",
+        lambda self, value, slot=slot: slot.__set__(self, value))
+"""
+
+
+def test_a_renamed_failure_class_turns_a_run_into_exit_2(tmp_path):
+    """`boardcert run` with schemathesis's JsonSchemaError renamed: exit 2 with the reason, no
+    verdict."""
+    output = tmp_path / "report"
+    done = _run(tmp_path, RENAME_FAILURE, "-m", "boardcert.cli", "run", "--output",
+                str(output), "--", str(SUITES / "test_users.py"), "-p", "breaker")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "schemathesis" in done.stderr and "JsonSchemaError" in done.stderr
+    assert "so the run stops" in done.stderr and "CONFORMANT" not in done.stdout
+    assert not (output / "compliance.json").exists()
+
+
+def test_a_failure_of_a_new_class_met_mid_run_turns_it_into_exit_2(tmp_path):
+    """A 5xx that schemathesis reports with a class boardcert does not know: `boardcert run`
+    stops after that test with exit 2 and the reason; the report, if read, says incomplete."""
+    from properties.servers import serving, with_faults
+
+    key = "compat-" + secrets.token_urlsafe(12)
+    output = tmp_path / "report"
+    with serving(with_faults(key, "5xx")) as base_url:
+        done = _run_with_key(tmp_path, NEW_FAILURE, key, "-m", "boardcert.cli", "run",
+                             "--base-url", base_url, "--budget", "quick", "--output",
+                             str(output), "--", str(SUITES / "test_properties.py"), "-m", "op7",
+                             "-k", "test_operation", "-p", "breaker")
+    said = done.stdout + done.stderr
+    assert done.returncode == 2, said
+    assert "a failure of its checks is not what boardcert knows" in said and "ServerFault" in said
+    assert key not in said
+    report = json.loads((output / "compliance.json").read_text())
+    assert report["verdict"] == "incomplete"
+    assert "ServerFault" in report["verdict_reason"]
+
+
+def test_reworded_descriptions_change_no_verdict(tmp_path):
+    """Every description schemathesis gives a case worded otherwise: op 16 accepting an
+    over-long name still fails CARD-NAME-MAX-REJECTED (read from the body sent, not the
+    words), never a pass."""
+    from properties.servers import SUITE, serving, with_faults
+
+    key = "compat-" + secrets.token_urlsafe(12)
+    with serving(with_faults(key, "over-long name cut")) as base_url:
+        done = _run_with_key(tmp_path, REWORDED, key, "-m", "pytest", str(SUITE), "--base-url",
+                             base_url, "--budget", "quick", "-p", "no:cacheprovider", "-q",
+                             "-m", "op16", "-k", "test_operation", "-p", "breaker")
+    said = done.stdout + done.stderr
+    assert done.returncode == 1, said
+    assert "[CARD-NAME-MAX-REJECTED] negative_data_rejection" in said
+

@@ -1,5 +1,13 @@
 """A generated case as the property tests read it: positive or negative, a probe for a check
-that does not run, and the requirement its rejection (or acceptance) proves."""
+that does not run, and the requirement its rejection (or acceptance) proves.
+
+Which requirement a rejected case proves is read from the body it sends, judged by the
+interface's own rules (op 16: name required, a string, at most 25000 characters; a body that
+is not JSON), never from schemathesis's description of what it generated: a reworded
+description or a new kind of mutation changes nothing here. From schemathesis only data is
+read: the generation mode, and the coverage scenarios of requests sent in another shape (an
+undocumented method or path, another content type), which boardcert.compat checks at start-up
+against what schemathesis itself counts as such probes (`probe_scenarios`)."""
 
 from __future__ import annotations
 
@@ -7,9 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from schemathesis.core.parameters import ParameterLocation
-from schemathesis.generation.meta import CoverageScenario
-
+from boardcert import compat
 from boardcert.interface import requirements
 from boardcert.properties.schema import EXACT_BODY_OP, NAME_MAX, operation_number
 
@@ -31,12 +37,14 @@ class CaseInfo:
         meta = case.meta
         if meta is None:
             return cls(True, False, None)
-        scenario = getattr(meta.phase.data, "scenario", None)
-        probe = scenario in (CoverageScenario.UNSPECIFIED_HTTP_METHOD,
-                             CoverageScenario.UNSUPPORTED_PATH_PATTERN) \
-            or case.method.upper() != case.operation.method.upper()
+        # requests in another shape: what answers them is not the interface's business (another
+        # method or path), or not of the body sent (another content type)
+        other_request, other_content_type = compat.probe_scenarios()
+        scenario = getattr(meta.phase.data, "scenario", None)  # coverage cases only
+        probe = scenario in other_request or case.method.upper() != case.operation.method.upper()
         if meta.generation.mode.is_negative:
-            return cls(False, probe, _rejection(case, meta, scenario))
+            rejection = None if scenario in other_content_type else rejection_of(case)
+            return cls(False, probe, rejection)
         return cls(True, probe, None, _acceptance(case))
 
 
@@ -54,37 +62,31 @@ def _acceptance(case: Any) -> str | None:
     return None
 
 
-def _rejection(case: Any, meta: Any, scenario: Any) -> str | None:
-    number = operation_number(case)
-    if scenario in (CoverageScenario.UNSUPPORTED_CONTENT_TYPE,
-                    CoverageScenario.MALFORMED_CONTENT_TYPE):
-        return None
-    description = (meta.phase.data.description or "").lower()
-    if "invalid syntax" in description:
-        return "REJECT-MALFORMED-JSON" if number in MALFORMED_JSON_OPS \
-            and _not_json(case.body) else None
+def rejection_of(case: Any) -> str | None:
+    """The requirement whose rule the body of a negative case breaks, by the interface: bytes
+    that are not JSON (REJECT-MALFORMED-JSON, where it applies); on op 16, no body, no object
+    or no name (CARD-NAME-REQUIRED), a name that is no string (CARD-NAME-STRING) or longer than
+    25000 (CARD-NAME-MAX-REJECTED). None: the body breaks no rule the interface makes exact
+    (the case is negative elsewhere, or in what the interface leaves open)."""
+    number, body = operation_number(case), case.body
+    if isinstance(body, bytes):  # sent as it is; any other value is sent as JSON
+        return "REJECT-MALFORMED-JSON" if number in MALFORMED_JSON_OPS and _not_json(body) \
+            else None
     if number != EXACT_BODY_OP:
         return None
-    if "missing request body" in description:
+    if not isinstance(body, dict) or "name" not in body:  # no body (NotSet) included
         return "CARD-NAME-REQUIRED"
-    if not meta.is_negative_at(ParameterLocation.BODY):
-        return None
-    if "maxlength" in description or "larger than" in description:
-        return "CARD-NAME-MAX-REJECTED"
-    if "type" in description and "name" in description:
+    name = body["name"]
+    if not isinstance(name, str):
         return "CARD-NAME-STRING"
-    if "type" in description or "required" in description:
-        return "CARD-NAME-REQUIRED"  # not an object, or no name: either way name is missing
-    return None
+    return "CARD-NAME-MAX-REJECTED" if len(name) > NAME_MAX else None
 
 
-def _not_json(body: Any) -> bool:
-    raw = body if isinstance(body, bytes | str) else None
-    if raw is None or not raw.strip():
+def _not_json(raw: bytes) -> bool:
+    if not raw.strip():
         return False  # an empty body is no body, not a malformed one
     try:
         json.loads(raw)
     except (ValueError, UnicodeDecodeError):
         return True
     return False
-

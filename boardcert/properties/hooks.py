@@ -1,11 +1,13 @@
 """The property tests' pytest hooks: the internals of Hypothesis and schemathesis that what is
-generated depends on (boardcert.compat: checked at start-up, or the run stops), the run's
-budget (boardcert.pytest.settings), a fixed Hypothesis seed printed in the header (`--seed N`
-reproduces), requirement markers on schemathesis items."""
+generated and judged depends on (boardcert.compat: checked at start-up, or the run stops; one
+that does not fit met later, a failure of a class boardcert does not know, stops it after the
+test that met it), the run's budget (boardcert.pytest.settings), a fixed Hypothesis seed printed
+in the header (`--seed N` reproduces), requirement markers on schemathesis items."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
@@ -82,7 +84,37 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A schemathesis item of one operation names that operation and what its checks prove
     (before boardcert.pytest.plugin turns requirement markers into markers and user properties)."""
     for item in items:
-        number = LABELS.get(getattr(item, "operation_label", None) or "")
+        number = LABELS.get(compat.operation_label(item) or "")
         if number is not None and item.get_closest_marker("requirement") is None \
                 and SUITES in item.path.parents:
             item.add_marker(pytest.mark.requirement(*requirement_ids(number), op=number))
+
+
+MISFIT = pytest.StashKey[str]()  # why a test's run met a library that does not fit
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A CompatError in a test (a schemathesis failure of a class boardcert does not know): the
+    test is boardcert's error (boardcert.pytest.failures), and the run stops after it."""
+    report = yield
+    found = _compat_error(call.excinfo.value if call.excinfo is not None else None)
+    if found is not None:
+        item.stash[MISFIT] = str(found)
+    return report
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """The run stops (exit 4: pytest's usage error, 2 under `boardcert run`), saying why, rather
+    than give a verdict that rests on failures it could not name; the report says so too."""
+    why = item.stash.get(MISFIT, None)
+    if why is not None:
+        pytest.exit(f"boardcert: {why}", returncode=4)
+
+
+def _compat_error(exc: BaseException | None) -> CompatError | None:
+    if isinstance(exc, CompatError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        return next(filter(None, map(_compat_error, exc.exceptions)), None)
+    return None

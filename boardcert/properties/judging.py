@@ -1,6 +1,10 @@
 """What a property test's answer proves: the requirements each operation's checks judge, which
 requirement a schemathesis failure breaks, what answers left unchecked, and the `Judge` that
-runs the checks and raises a violation naming the requirements, with the exchanges."""
+runs the checks and raises a violation naming the requirements, with the exchanges.
+
+A schemathesis failure is known by its class (boardcert.compat.failure_kind: each class checked
+at start-up by the code schemathesis keeps for it), never by its name or its words; a failure of
+a class boardcert does not know stops the run (a CompatError), never passes."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from typing import Any
 
 import pytest
 from schemathesis.checks import not_a_server_error
-from schemathesis.core.failures import CustomFailure, Failure, FailureGroup
+from schemathesis.core.failures import Failure, FailureGroup
 from schemathesis.specs.openapi.checks import (
     negative_data_rejection,
     positive_data_acceptance,
@@ -21,6 +25,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from boardcert import compat
 from boardcert.errors import Violation
 from boardcert.http.client import KEY_HEADER, Client
 from boardcert.interface import conditions as when
@@ -111,10 +116,12 @@ def unchecked(seen: dict[int, Counter[int]], named: list[str],
     return found
 
 
-def _schema_requirement(number: int, failure: Failure) -> str:
+def _schema_requirement(number: int, failure: Failure, kind: str) -> str:
+    """The requirement of the 200 schema a body breaks (a JsonSchemaError says where, as data: a
+    removed property, a Card without its records; a DiscriminatorMismatch does not)."""
     schema_name = spec.operation(number).response_schema or ""
     removed = checks.REMOVED_PROPERTY.get(schema_name)
-    path = list(getattr(failure, "schema_path", ()))
+    path = list(failure.schema_path) if kind == "JsonSchemaError" else []
     if removed and "not" in path:  # not: {required: [..]}
         return removed[1]
     if schema_name == "Card" and path[-1:] == ["required"] and _lacks_only_card_records(failure):
@@ -122,9 +129,9 @@ def _schema_requirement(number: int, failure: Failure) -> str:
     return checks.SCHEMA_REQUIREMENT.get(schema_name, "JSON-RESPONSES")
 
 
-def _lacks_only_card_records(failure: Failure) -> bool:
+def _lacks_only_card_records(failure: Any) -> bool:
     """A Card whose only missing required properties are plugins and projects."""
-    instance = getattr(failure, "instance", None)
+    instance = failure.instance
     if not isinstance(instance, dict):
         return False
     required = spec.document()["components"]["schemas"]["Card"]["required"]
@@ -133,13 +140,16 @@ def _lacks_only_card_records(failure: Failure) -> bool:
 
 
 def requirement_of(failure: Failure, number: int, case: CaseInfo, status: int) -> str | None:
-    """The requirement a schemathesis failure breaks; None for what is no failure here."""
-    kind = type(failure).__name__
-    if isinstance(failure, CustomFailure):
+    """The requirement a schemathesis failure breaks; None for what is no failure here (a
+    choice the interface leaves open). A failure boardcert does not know: CompatError."""
+    kind = compat.failure_kind(failure)
+    if kind == "CustomFailure":
         name = _own_check(failure)
         if name in CHECK_REQUIREMENT:
             return CHECK_REQUIREMENT[name]
-        return BOARDCERT_CHECKS[name][1] if name else None
+        if name in BOARDCERT_CHECKS:
+            return BOARDCERT_CHECKS[name][1]
+        raise compat.unknown_failure(failure)  # only boardcert's own checks are custom
     if kind in ("ServerError", "ContentTypeServerError"):
         return "NO-SERVER-ERROR"
     if kind == "UndefinedStatusCode":
@@ -149,7 +159,7 @@ def requirement_of(failure: Failure, number: int, case: CaseInfo, status: int) -
     if kind in ("MalformedJson", "ContentDeserializationError"):
         return "JSON-RESPONSES"
     if kind in ("JsonSchemaError", "DiscriminatorMismatch"):
-        return _schema_requirement(number, failure)
+        return _schema_requirement(number, failure, kind)
     if kind == "AcceptedNegativeData":  # a 5xx is NO-SERVER-ERROR's; a MUST breaks on a 2xx
         if status >= 500 and case.rejection \
                 and requirements.catalogue()[case.rejection].level == "MUST":
@@ -157,17 +167,19 @@ def requirement_of(failure: Failure, number: int, case: CaseInfo, status: int) -
         return case.rejection
     if kind == "RejectedPositiveData":
         return case.acceptance
-    return None
+    raise compat.unknown_failure(failure)  # a class compat knows that this does not name
 
 
-def _own_check(failure: Failure) -> str | None:
-    """The name of the boardcert check whose failure this is (None: not one of ours)."""
-    exception = getattr(failure, "exception", None)
+def _own_check(failure: Any) -> str | None:
+    """The name of the boardcert check whose failure (a CustomFailure) this is (None: not one
+    of ours)."""
+    exception = failure.exception
     return exception.check if isinstance(exception, CheckFailed) else None
 
 
 def _check_name(failure: Failure) -> str:
-    if isinstance(failure, CustomFailure):
+    """The check that reported a failure, as the message names it."""
+    if compat.failure_kind(failure) == "CustomFailure":
         return _own_check(failure) or failure.title
     return failure.checks[0] if failure.checks else type(failure).__name__
 
@@ -202,7 +214,7 @@ def _conditions(failure: Failure, exchange: Any, probe: Any) -> list[when.Condit
     """What makes a failure (boardcert.interface.conditions): a status, a body that is not
     JSON, the key check's request answered without a 4xx, what boardcert's own check or the
     schema finds in the body, else the same answer again."""
-    kind, name = type(failure).__name__, _check_name(failure)
+    kind, name = compat.failure_kind(failure), _check_name(failure)
     if kind in _STATUS_WANTED:
         return [when.status(exchange, _STATUS_WANTED[kind])]
     if kind in ("MalformedJson", "ContentDeserializationError"):
@@ -242,7 +254,7 @@ def _what(failure: Failure) -> str:
     and the first line of its message."""
     first = next((line.strip() for line in (failure.message or "").splitlines()
                   if line.strip()), "")
-    if isinstance(failure, CustomFailure) and first:
+    if compat.failure_kind(failure) == "CustomFailure" and first:
         return first
     return f"{failure.title}: {first}" if first else failure.title
 

@@ -277,6 +277,9 @@ def stopped(session: pytest.Session, watch: ExitWatch | None, done: int) -> str 
     total = session.testscollected
     if watch is not None and watch.unreachable:
         return f"the target stopped answering after {done} of {total} tests"
+    if watch is not None and watch.returncode:  # pytest.exit: a library that does not fit, ...
+        why = watch.message.removeprefix("boardcert: ").splitlines()[0] if watch.message else ""
+        return f"stopped after {done} of {total} tests: {why or 'pytest.exit'}"
     limit = max_failures(session)
     if limit:
         n = session.testsfailed

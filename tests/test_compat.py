@@ -13,11 +13,12 @@ import subprocess
 import sys
 from inspect import getmembers
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from hypothesis.stateful import RULE_MARKER
 
-from boardcert import compat
+from boardcert import compat, compat_fallbacks
 from boardcert.errors import CompatError
 from boardcert.interface import spec
 from boardcert.paths import ROOT, SUITES
@@ -375,3 +376,67 @@ def test_reworded_descriptions_change_no_verdict(tmp_path):
     assert done.returncode == 1, said
     assert "[CARD-NAME-MAX-REJECTED] negative_data_rejection" in said
 
+
+# --- what is done the plain way when it does not fit (boardcert.compat_fallbacks) ------------
+
+@pytest.fixture
+def fallbacks_looked_at_again():
+    compat_fallbacks._why.cache_clear()
+    yield
+    compat_fallbacks._why.cache_clear()
+
+
+def test_nothing_is_done_the_plain_way_on_the_installed_versions():
+    """Each internal compat_fallbacks leans on fits here (tox -e newest: the newest allowed)."""
+    assert compat_fallbacks.fallbacks() == {}
+
+
+def _break_fallback(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import atexit
+
+    from _pytest import python
+    from allure_commons.reporter import AllureReporter
+
+    if name == "Allure labels, parameters and steps":
+        monkeypatch.delattr(AllureReporter, "start_step")
+    elif name == "set-ups made at the first test":
+        monkeypatch.setattr(python.Function, "_initrequest", lambda self: None)
+    elif name == "exit without the interpreter's teardown":
+        monkeypatch.delattr(atexit, "_run_exitfuncs")
+    else:
+        raise AssertionError(f"no way to break {name}")
+
+
+@pytest.mark.parametrize("name", [what for what, *_ in compat_fallbacks._SOFT])
+def test_an_internal_that_does_not_fit_takes_the_plain_way_named_in_the_run_facts(
+        name, monkeypatch, fallbacks_looked_at_again, pytestconfig):
+    """The misfit is named with its library's version in the run facts (compliance.json's
+    `run.fallbacks`) and the console's header; what leans on it takes the plain way."""
+    from boardcert.pytest.console import pytest_report_header
+    from boardcert.settings import run_facts
+
+    _break_fallback(name, monkeypatch)
+    found = compat_fallbacks.fallbacks()
+    assert list(found) == [name], found
+    facts = run_facts.record("quick", 1, [])
+    assert [f["what"] for f in facts["fallbacks"]] == [name]
+    header = pytest_report_header(pytestconfig)
+    assert any(line.startswith(f"boardcert: the plain way: {name} (") for line in header)
+    listener = SimpleNamespace(allure_logger=object())
+    item = SimpleNamespace(_request="its request")
+    if name == "Allure labels, parameters and steps":
+        assert compat_fallbacks.allure_reporter(listener) is None
+    elif name == "set-ups made at the first test":
+        assert compat_fallbacks.fixture_request(item) is None
+    else:
+        with pytest.raises(SystemExit) as exited:
+            compat_fallbacks.leave(3)
+        assert exited.value.code == 3
+    assert compat_fallbacks.allure_reporter(None) is None
+
+
+def test_run_facts_name_no_fallback_when_everything_fits():
+    """A run whose internals all fit records no `fallbacks` (reports stay as they were)."""
+    from boardcert.settings import run_facts
+
+    assert "fallbacks" not in run_facts.record("quick", 1, [])

@@ -1,6 +1,7 @@
 """boardcert's rooms: each sub-package has one job, and a room imports only from the rooms
 below it (docs/design.md has the picture); the speed plugin is imported by nobody; no module
-is over 400 lines."""
+is over 400 lines; another library's private modules and attributes are touched only in the
+fenced places (compat.py, compat_fallbacks.py, speed/), each checked as a run starts."""
 
 from __future__ import annotations
 
@@ -92,13 +93,16 @@ def private(name: str) -> bool:
         name.startswith("_") or ".internal" in name or "._" in name)
 
 
+FENCED = {PACKAGE / "compat.py", PACKAGE / "compat_fallbacks.py",
+          *(PACKAGE / "speed").rglob("*.py")}
+
+
 def test_private_modules_of_other_libraries_only_in_the_fenced_places() -> None:
     """Another library's private modules (`_pytest`, `hypothesis.internal`, `schemathesis`'s
-    underscored or engine internals, ...) are imported only by compat.py and speed/."""
-    fenced = {PACKAGE / "compat.py", *(PACKAGE / "speed").rglob("*.py")}
+    underscored or engine internals, ...) are imported only by the fenced places."""
     found = []
     for path in modules():
-        if path in fenced:
+        if path in FENCED:
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
@@ -130,3 +134,73 @@ def test_requests_leave_through_one_seam() -> None:
             if any(n == lib or n.startswith(f"{lib}.") for n in names for lib in HTTP_LIBRARIES):
                 found.add(module_name(path))
     assert found == SENDERS
+
+
+# Documented API despite its underscore.
+PUBLIC = {("os", "_exit")}
+ACCESSORS = {"getattr", "hasattr", "setattr", "delattr"}
+
+
+def own_names(tree: ast.AST) -> set[str]:
+    """What a module defines itself: its defs and classes, every name and attribute it assigns
+    (`self._x = ...`, a dataclass field), its parameters and what it imports as a name."""
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(node.name)
+        elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Store):
+            found.add(node.id if isinstance(node, ast.Name) else node.attr)
+        elif isinstance(node, ast.arg):
+            found.add(node.arg)
+        elif isinstance(node, ast.alias):
+            found.add(node.asname or node.name.split(".")[0])
+    return found
+
+
+def private_attributes(path: Path) -> list[str]:
+    """Each `x._name` of a module (one underscore: dunders are Python's own), or getattr,
+    hasattr, setattr or delattr of a "_name", whose name the module does not define itself."""
+    tree = ast.parse(path.read_text())
+    own, found = own_names(tree), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            name, owner = node.attr, node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id in ACCESSORS and len(node.args) >= 2 \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            name, owner = node.args[1].value, node.args[0]
+        else:
+            continue
+        if not name.startswith("_") or name.startswith("__") or name in own:
+            continue
+        if isinstance(owner, ast.Name) and (owner.id, name) in PUBLIC:
+            continue
+        shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name
+        found.append(f"{shown}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_private_attributes_of_other_libraries_only_in_the_fenced_places() -> None:
+    """Outside the fenced places, every private attribute a module reads or writes (`x._name`,
+    or `getattr(x, "_name")`) is one that module defines itself: boardcert's own `_private`
+    names within a module are fine; another library's (argparse's `_actions`, pytest's
+    `item._request`, CPython's `atexit._run_exitfuncs`) are not, for a new version may take them
+    away unannounced. The rule goes by name: a module that defines a `_name` of its own may
+    also read another library's `_name` unseen, a price of reading the source alone."""
+    found = [line for path in [*modules(), *sorted((ROOT / "suites").rglob("*.py"))]
+             if path not in FENCED for line in private_attributes(path)]
+    assert not found, "\n".join(found)
+
+
+def test_the_private_attribute_rule_finds_them(tmp_path: Path) -> None:
+    """The walk finds another library's private attribute however it is reached, and lets a
+    module's own and the documented `os._exit` pass."""
+    module = tmp_path / "m.py"
+    module.write_text("import atexit, os\n"
+                      "class A:\n    def __init__(self):\n        self._mine = 1\n"
+                      "    def f(self, item):\n        return self._mine, item._request\n"
+                      "atexit._run_exitfuncs()\nos._exit(0)\n"
+                      "getattr(object(), '_private', None)\ngetattr(object(), '_mine')\n")
+    found = [line.split(": ", 1)[1] for line in private_attributes(module)]
+    assert sorted(found) == ["atexit._run_exitfuncs", "getattr(object(), '_private', None)",
+                             "item._request"]

@@ -95,6 +95,19 @@ def test_a_check_that_raises_is_a_patch_off_never_a_stopped_run():
     assert off["broken"].endswith("RuntimeError: changed")
 
 
+def test_side_by_side_is_off_when_hypothesis_parses_out_of_its_reach(monkeypatch):
+    """The property tests side by side replace `ast.parse` on the ast module (one thread at a
+    time): a Hypothesis that holds a parse of its own (`from ast import parse`) would be out of
+    its reach, so the patch is off, and says why."""
+    from hypothesis.internal import lambda_sources
+
+    monkeypatch.setattr(lambda_sources, "parse", ast.parse, raising=False)
+    off = patches.check_all()
+    assert list(off) == ["property tests side by side"]
+    assert "hypothesis.internal.lambda_sources holds a parse of its own" in off[
+        "property tests side by side"]
+
+
 def test_the_plain_path_sends_the_same_bytes_as_the_direct_one():
     """httpx.Client.send (the plain path) and its transport directly (the speed plugin's) get
     the same request: method, URL, headers, body; no Basic auth from the URL's user, no

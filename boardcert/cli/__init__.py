@@ -6,9 +6,6 @@ Exit codes: boardcert.cli.exits.
 from __future__ import annotations
 
 import argparse
-import atexit
-import contextlib
-import os
 import sys
 from typing import NoReturn
 
@@ -27,6 +24,7 @@ from boardcert.cli.profile import cmd_profile
 from boardcert.cli.reproduce import cmd_cleanup, cmd_reproduce
 from boardcert.cli.run import cmd_run
 from boardcert.cli.traffic import cmd_proxy
+from boardcert.compat_fallbacks import leave
 from boardcert.interface import requirements
 from boardcert.settings.options import add_to
 from boardcert.settings.workers import SERIAL_BELOW
@@ -59,14 +57,7 @@ def command() -> NoReturn:
     what the interpreter does at exit (atexit: logging, thread pools, ...) and the streams
     flushed, and out at once. The interpreter's own teardown (freeing every module and the
     run's whole heap, a quarter to half a second) is skipped: all files are closed by then."""
-    code = main()
-    if not callable(getattr(atexit, "_run_exitfuncs", None)):  # CPython's private function
-        sys.exit(code)  # is gone: the usual way out
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe (`| head`)
-            stream.flush()
-    os._exit(code)
+    leave(main())  # sys.exit when CPython's exit functions do not fit (boardcert.compat_fallbacks)
 
 
 RUN_DESCRIPTION = """\

@@ -41,7 +41,25 @@ class Parser(argparse.ArgumentParser):
     whole, or refused with the closest one named."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **{"allow_abbrev": False, **kwargs})
+        self.flags: list[str] = []  # every flag it knows, of its groups too (argparse keeps them
+        super().__init__(*args, **{"allow_abbrev": False, **kwargs})  # in a private list)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.flags += action.option_strings
+        return action
+
+    def add_argument_group(self, *args: Any, **kwargs: Any) -> Any:
+        group = super().add_argument_group(*args, **kwargs)
+        add = group.add_argument
+
+        def add_argument(*args: Any, **kwargs: Any) -> argparse.Action:
+            action = add(*args, **kwargs)
+            self.flags += action.option_strings
+            return action
+
+        group.add_argument = add_argument  # type: ignore[method-assign]
+        return group
 
     def parse_known_args(self, args: Sequence[str] | None = None,
                          namespace: Any = None) -> tuple[argparse.Namespace, list[str]]:
@@ -60,8 +78,7 @@ class Parser(argparse.ArgumentParser):
     def _hint(self, message: str) -> str:
         if message.startswith(_UNKNOWN):
             first = message.removeprefix(_UNKNOWN).split()[0]
-            flags = [f for action in self._actions for f in action.option_strings]
-            near = closest(first, flags)
+            near = closest(first, self.flags)
             if near:
                 return f"\n{self.prog}: did you mean {near}?"
             return f"\n{self.prog}: {PYTEST_HINT}" if self.prog.endswith(" run") else ""

@@ -18,8 +18,10 @@ without `--alluredir`).
 
 Hooks, not autouse fixtures, so that Allure shows no set-up or tear-down of boardcert's own.
 Labels, parameters and steps are put on the test's result directly (allure.dynamic would go
-through allure's hooks for each); allure-pytest's listener and file writer are the speed
-plugin's (boardcert.speed), or its own.
+through allure's hooks for each), through allure-pytest's reporter of the running test
+(boardcert.compat_fallbacks.allure_reporter, checked as the run starts): when it does not fit
+the installed allure-pytest, the results are allure-pytest's own and the run facts say so.
+allure-pytest's listener and file writer are the speed plugin's (boardcert.speed), or its own.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from urllib.parse import urlsplit
 import pytest
 
 from boardcert import INTERFACE_VERSION
+from boardcert.compat import operation_label
+from boardcert.compat_fallbacks import allure_reporter
 from boardcert.http.evidence import request_text, response_text
 from boardcert.interface import requirements, spec
 from boardcert.outputs.record import Record
@@ -65,8 +69,8 @@ def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
     """Before allure-pytest computes the historyId (after its teardown): parameters and
     labels, put on the test's result as allure.dynamic would (without its hooks); after it:
     the marker tags dropped."""
-    listener = item.config.pluginmanager.get_plugin("allure_listener")
-    test = listener.allure_logger.get_test(None) if listener is not None else None
+    reporter = allure_reporter(item.config.pluginmanager.get_plugin("allure_listener"))
+    test = reporter.get_test(None) if reporter is not None else None
     if test is None:
         return (yield)
     from allure_commons.model2 import Label, Parameter
@@ -80,7 +84,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
             test.parameters.append(Parameter(name=name, value=represent(value)))
     test.labels += [Label(name, value) for name, values in labels(item).items()
                     for value in values]
-    record_exchanges(item, listener.allure_logger, test)
+    record_exchanges(item, reporter, test)
     try:
         return (yield)
     finally:
@@ -90,7 +94,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
 def parameters(item: pytest.Item) -> dict[str, Any]:
     """The operation of a schemathesis item (they share one test function), else nothing:
     pytest's own parameters already tell parametrized tests apart."""
-    number = spec.labels().get(getattr(item, "operation_label", None) or "")
+    number = spec.labels().get(operation_label(item) or "")
     if number is None:
         return {}
     op = spec.operation(number)

@@ -1,5 +1,6 @@
 """What the console says of the run besides the tests (pytest plugin module): the header (the
-target, the run's manners, whether the speed plugin ran and which of its patches stayed off),
+target, the run's manners, whether the speed plugin ran and which of its patches stayed off,
+what the run does the plain way because another library's internal does not fit),
 and at the end the requirements `--read-only` left not assessed
 (ReadOnlySummary) and what clean-up could not delete (LeftBehind)."""
 
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from boardcert.compat_fallbacks import fallbacks
 from boardcert.outputs.record import of as record_of
 from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import LEFT_BEHIND, PREFLIGHT_NOTES, SPEED, TARGET
@@ -32,8 +34,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
                      f"{ENV['base_url']}) was given, so this run certifies boardcert's own "
                      "bundled reference server, not yours")
     speed = config.stash.get(SPEED, NO_SPEED)
+    plain = [f"boardcert: the plain way: {what} ({why})" for what, why in fallbacks().items()]
     return [f"boardcert: target {where}; " + ", ".join(manners),
-            f"boardcert: speed: {speed.describe()}", *notes]
+            f"boardcert: speed: {speed.describe()}", *plain, *notes]
 
 
 class ReadOnlySummary:

@@ -8,6 +8,8 @@ Made in the first test's set-up on each process that has the test among its item
 pytest-xdist every worker does: none knows which will get it); the requests go aside
 (`Client.aside`), and each judging test adopts those of its own project. A set-up that fails
 fails the judging test as any factory does (SetUpError: not assessed), never the first test.
+The first test's fixture request is pytest's own (boardcert.compat_fallbacks.fixture_request):
+when it does not fit, the watch is made when the judging test asks, which then waits.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from boardcert.compat_fallbacks import fixture_request
 from boardcert.errors import NotAssessed
 from boardcert.http.api import Api
 from boardcert.http.client import Client, Exchange
@@ -102,7 +105,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         return
     session.stash[TRIED] = True
     wanted = any(FIXTURE in getattr(other, "fixturenames", ()) for other in session.items)
-    request = getattr(item, "_request", None)
+    request = fixture_request(item)  # None: made when the judging test asks (run facts say so)
     if wanted and request is not None:
         with contextlib.suppress(Exception):  # the judging test gets the same error, reports it
             request.getfixturevalue(FIXTURE)

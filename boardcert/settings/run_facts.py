@@ -1,6 +1,7 @@
 """The facts of a run besides its results: budget, seed, versions, the command-line options
-(never the key) and whether the speed plugin was on, recorded in compliance.json, the reports
-and the bundle manifest."""
+(never the key), whether the speed plugin was on, and what the run did the plain way because
+another library's internal did not fit (boardcert.compat_fallbacks), recorded in
+compliance.json, the reports and the bundle manifest."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import PurePath
 from typing import Any
 
 from boardcert import __version__
+from boardcert.compat_fallbacks import fallbacks
 
 KEY_FLAG = "--api-key"
 PACKAGES = ("schemathesis", "hypothesis", "pytest")  # whose versions can change a run
@@ -95,10 +97,14 @@ def record(budget: str, seed: int, options: Iterable[str], docs_url: str | None 
            speed: Speed | None = None) -> dict[str, Any]:
     """The `run` section of compliance.json (`options` as `recorded_options` gives them:
     dropping the key twice would drop the option after --api-key; `docs_url` only when given:
-    where the reports link each requirement; `speed`: whether the speed plugin ran)."""
+    where the reports link each requirement; `speed`: whether the speed plugin ran;
+    `fallbacks`, only when there are any: what was done the plain way, and why)."""
     facts = {"budget": budget, "seed": seed, "versions": versions(), "options": list(options)}
+    plain = fallbacks()
     return facts | ({"docs_url": docs_url} if docs_url else {}) \
-        | ({"speed": speed.record()} if speed is not None else {})
+        | ({"speed": speed.record()} if speed is not None else {}) \
+        | ({"fallbacks": [{"what": what, "why": why} for what, why in plain.items()]}
+           if plain else {})
 
 
 def differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:
@@ -112,6 +118,8 @@ def differences(a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]
               for name in dict.fromkeys([*va, *vb]) if va.get(name) != vb.get(name)]
     if a.get("speed") != b.get("speed"):
         lines.append(f"speed: {_speed(a)} -> {_speed(b)}")
+    if a.get("fallbacks") != b.get("fallbacks"):
+        lines.append(f"the plain way: {_plain(a)} -> {_plain(b)}")
     if a.get("options") != b.get("options"):
         lines.append(f"options: {_options(a)}\n      -> {_options(b)}")
     return lines
@@ -125,3 +133,8 @@ def _options(facts: dict[str, Any]) -> str:
 def _speed(facts: dict[str, Any]) -> str:
     found = Speed.recorded(facts.get("speed"))
     return found.describe() if found is not None else "not recorded"
+
+
+def _plain(facts: dict[str, Any]) -> str:
+    return "; ".join(f"{f.get('what')} ({f.get('why')})" for f in facts.get("fallbacks") or ()) \
+        or "none"

@@ -14,7 +14,8 @@ Its parts:
 - `distribution` (+ `scheduler`): how pytest-xdist's workers share the tests;
 - `shared_discovery`: discovery once per run under pytest-xdist, started as soon as
   `boardcert run`'s preflight passed;
-- `side_by_side`: the property tests of a unit side by side, with requests in flight;
+- `side_by_side`: the property tests of a unit side by side, with requests in flight (and,
+  meanwhile, `ast.parse` one thread at a time, for the whole process);
 - `startup` (loaded by `boardcert run` with -p, right after this plugin): the workers start a
   few at a time.
 - `in_flight` (+ `ahead`): requests side by side where the suites say tests are independent

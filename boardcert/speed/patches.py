@@ -237,8 +237,12 @@ def xdist_scheduling() -> str | None:
 
 def side_by_side() -> str | None:
     """boardcert.speed.side_by_side calls a property test's function itself, in threads: it
-    reads the item's request and fixture names, and mutes Hypothesis's output as schemathesis
-    does."""
+    reads the item's request and fixture names, mutes Hypothesis's output as schemathesis
+    does, and while the tests run side by side replaces `ast.parse` (for the whole process:
+    every thread's parse waits for the one before) with one that parses one at a time, so that
+    Hypothesis, which parses the source of the lambdas it describes, does not meet CPython
+    3.11's parser in two threads at once (#106905). Checked: Hypothesis looks `parse` up on
+    the ast module when it parses, as the replacement needs."""
     try:
         from _pytest import python
         from schemathesis.generation.hypothesis.reporting import ignore_hypothesis_output
@@ -247,7 +251,25 @@ def side_by_side() -> str | None:
     return _first(None if callable(ignore_hypothesis_output)
                   else "ignore_hypothesis_output is not a function",
                   _names(python.Function.__init__, "_fixtureinfo", "_initrequest"),
-                  _names(python.Function._initrequest, "_request"))
+                  _names(python.Function._initrequest, "_request"),
+                  _parses_through_ast())
+
+
+def _parses_through_ast() -> str | None:
+    import ast
+    import importlib
+
+    through = []
+    for name in ("lambda_sources", "reflection", "filtering"):
+        try:
+            module = importlib.import_module(f"hypothesis.internal.{name}")
+        except ImportError:
+            continue
+        if getattr(module, "parse", None) is not None:
+            return f"hypothesis.internal.{name} holds a parse of its own"
+        if getattr(module, "ast", None) is ast:
+            through.append(name)
+    return None if through else "Hypothesis does not parse lambdas through the ast module"
 
 
 PATCHES = (

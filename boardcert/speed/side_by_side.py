@@ -17,7 +17,8 @@ keeps each outcome for its test. When a test's turn comes:
 
 The arena (the board the generated requests point into) is made first, in pytest's thread;
 the stateful tests stay as they are (a scenario's steps depend on each other). It calls the
-test's function itself and reads the item's request and fixture names: checked first
+test's function itself, reads the item's request and fixture names, and while the tests run
+side by side replaces `ast.parse` for the whole process (`_one_parse_at_a_time`): checked first
 (boardcert.speed.patches.side_by_side), else every property test runs in its turn."""
 
 from __future__ import annotations

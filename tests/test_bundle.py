@@ -286,7 +286,7 @@ def test_unusable_keys_are_usage_errors(tmp_path, keys):
 # --- the commands: boardcert run --bundle, verify, keygen ---------------------------------
 
 def test_verify_command_exit_codes(report_dir, keys, other_keys, tmp_path, capsys):
-    """0 intact, 1 altered (or signed by another key), 2 usage."""
+    """0 intact, 1 altered or signed by another key (each named as what it is), 2 usage."""
     from boardcert import cli
 
     path = str(make(report_dir, sign=keys[0]))
@@ -297,6 +297,8 @@ def test_verify_command_exit_codes(report_dir, keys, other_keys, tmp_path, capsy
     assert f"conformant with warnings ({MUSTS}/{MUSTS} MUST) for http://127.0.0.1:8080" in out
     assert "note: signature valid" in out
     assert cli.main(["verify", path, "--public-key", str(other_keys[1])]) == 1
+    out = capsys.readouterr().out
+    assert ": NOT SIGNED BY THIS KEY: " in out and "ALTERED" not in out, out
     rewrite(Path(path), lambda e: e.pop("junit.xml"))
     assert cli.main(["verify", path]) == 1
     assert "ALTERED: 1 problem(s):\n  - junit.xml: listed in the manifest but missing" in \

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import site
 import subprocess
@@ -68,6 +69,26 @@ def test_the_wheel_carries_spec_suites_and_profiles(wheel):
     expected.add("boardcert/data/docs/policy.md")  # and at the policy's paragraphs
     assert expected <= names, sorted(expected - names)
     assert "boardcert/run.ini" in names
+
+
+def test_the_sigstore_extra_installs_from_the_clone_and_from_the_wheel(wheel):
+    """docs/certificate.md installs the optional extra from a clone (`'.[sigstore]'`) or a
+    wheel built from it (`'dist/boardcert-*.whl[sigstore]'`), never `boardcert[sigstore]` by
+    name from a public registry: both forms resolve here (a dry run; sigstore is this venv's)."""
+    source = wheel.parent.parent / "source"
+    for where, requirement in ((source, ".[sigstore]"), (wheel.parent.parent,
+                                                         f"dist/{wheel.name}[sigstore]")):
+        done = subprocess.run([sys.executable, "-m", "pip", "install", "--dry-run", "-q",
+                               "--report", "-", requirement], cwd=where, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        installs = {i["metadata"]["name"] for i in json.loads(done.stdout)["install"]}
+        assert installs == {"boardcert"}, installs  # sigstore: already here
+    text = (ROOT / "docs" / "certificate.md").read_text(encoding="utf-8")
+    assert "pip install '.[sigstore]'" in text and "[sigstore]'`" in text
+    for page in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]:
+        assert not re.search(r"pip install ['\"]?boardcert\b", page.read_text(encoding="utf-8")), \
+            page.name  # by name: whatever a public registry holds under it
 
 
 def test_the_installed_tool_certifies_the_bundled_server_from_an_empty_directory(

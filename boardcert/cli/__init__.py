@@ -229,7 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
     proxy.set_defaults(command=cmd_proxy)
 
     verify = sub.add_parser("verify", help="check offline that a certification.zip (or an "
-                            "attestation) was not altered (exit 0 intact, 1 altered, 2 usage)",
+                            "attestation) was not altered, is signed by the key and is about "
+                            "the build (exit 0 intact; 1 altered, signed by another key or "
+                            "about another subject, which it says; 2 usage)",
                             usage="boardcert verify BUNDLE [--public-key PEM] [--subject ...]\n"
                             "       boardcert verify --attestation FILE [--public-key PEM] "
                             "[--subject ...]")

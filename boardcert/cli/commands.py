@@ -58,7 +58,7 @@ def cmd_serve(args: argparse.Namespace, extra: list[str]) -> int:
 
 
 def cmd_verify(args: argparse.Namespace, extra: list[str]) -> int:
-    from boardcert.outputs import bundle, statements
+    from boardcert.outputs import attestations, bundle, statements
 
     if bool(args.bundle) == bool(args.attestation):
         error("verify: give a BUNDLE or --attestation FILE (one of the two)")
@@ -83,7 +83,8 @@ def cmd_verify(args: argparse.Namespace, extra: list[str]) -> int:
         if manifest.get("run"):
             print(f"  budget {manifest['run']['budget']}, seed {manifest['run']['seed']}")
     else:
-        print(f"boardcert: {path}: ALTERED: {len(found.problems)} problem(s):")
+        print(f"boardcert: {path}: {attestations.headline(found)}: {len(found.problems)} "
+              "problem(s):")
         for problem in found.problems:
             print(f"  - {problem}")
     for note in found.notes:
@@ -101,7 +102,8 @@ def _verify_attestation(path: Path, public_key: str | None, subjects: list[Any])
     except OSError as exc:
         raise bundle.BundleError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     if found.problems:
-        print(f"boardcert: {path}: ALTERED: {len(found.problems)} problem(s):")
+        print(f"boardcert: {path}: {attestations.headline(found)}: {len(found.problems)} "
+              "problem(s):")
         for problem in found.problems:
             print(f"  - {problem}")
     else:

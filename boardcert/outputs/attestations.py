@@ -18,6 +18,7 @@ manifest names them and records the subjects), compliance.json without one.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,6 +107,11 @@ def write(directory: Path, files: dict[str, bytes]) -> list[Path]:
 
 # --- checking ----------------------------------------------------------------------------
 
+# What a problem says of the check, besides "altered" (a file changed): not signed by the key
+# given, or about another build than --subject.
+OTHER_KEY, OTHER_SUBJECT = "not signed by this key", "the subject differs"
+
+
 @dataclass
 class Checked:
     """What a check found: problems (altered, or not what was asked) and notes."""
@@ -113,6 +119,22 @@ class Checked:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     statements: dict[str, dict[str, Any]] = field(default_factory=dict)  # by envelope name
+    refused: Counter[str] = field(default_factory=Counter)  # problems that are no alteration
+
+
+def refuse(found: Any, why: str, problem: str) -> None:
+    """A problem that says the file is not what was asked (OTHER_KEY, OTHER_SUBJECT), not
+    that it changed."""
+    found.problems.append(problem)
+    found.refused[why] += 1
+
+
+def headline(found: Any) -> str:
+    """What a check with problems found, in a few words: ALTERED when any file changed, else
+    which of "not signed by this key" and "the subject differs" it is."""
+    if len(found.problems) > sum(found.refused.values()):
+        return "ALTERED"
+    return " and ".join(why.upper() for why in (OTHER_KEY, OTHER_SUBJECT) if found.refused[why])
 
 
 def check_envelope(name: str, content: bytes, key: Ed25519PublicKey | None,
@@ -136,12 +158,14 @@ def check_envelope(name: str, content: bytes, key: Ed25519PublicKey | None,
     if key is not None:
         if dsse.signed_by(document, payload, key):
             found.notes.append(f"{name}: signature valid (keyid {dsse.keyid(key)})")
+        elif dsse.keyid(key) in ids:  # the key's own signature no longer fits: changed
+            found.problems.append(f"{name}: the signature by the key given (keyid "
+                                  f"{dsse.keyid(key)}) does not match the statement: altered")
         elif ids:
-            found.problems.append(f"{name}: no valid signature by the key given (keyid "
-                                  f"{dsse.keyid(key)}; signed by {', '.join(ids)}): altered, "
-                                  "or signed by another key")
+            refuse(found, OTHER_KEY, f"{name}: signed by another key (keyid "
+                   f"{', '.join(ids)}), not by the key given (keyid {dsse.keyid(key)})")
         else:
-            found.problems.append(f"{name}: not signed, but a public key was given")
+            refuse(found, OTHER_KEY, f"{name}: not signed, but a public key was given")
     elif ids:
         found.notes.append(f"{name}: signed by keyid {', '.join(ids)}; not checked (give "
                            "--public-key to check it)")
@@ -151,8 +175,8 @@ def check_envelope(name: str, content: bytes, key: Ed25519PublicKey | None,
                if isinstance(s, dict) and isinstance(s.get("digest"), dict)}
     for subject in subjects:
         if subject.sha256 not in digests:
-            found.problems.append(f"{name}: not about {subject.as_text()} (its subject: "
-                                  f"{_names(statement)})")
+            refuse(found, OTHER_SUBJECT, f"{name}: not about {subject.as_text()} (its "
+                   f"subject: {_names(statement)})")
     return statement
 
 
@@ -178,7 +202,8 @@ def check_bundle(entries: dict[str, bytes], manifest: dict[str, Any], report: di
     declared = manifest.get("attestations")
     if not isinstance(declared, dict):
         if subjects:
-            found.problems.append("no attestations in the bundle to check --subject against")
+            refuse(found, OTHER_SUBJECT, "no attestations in the bundle to check --subject "
+                   "against")
         else:
             found.notes.append("no attestations (a bundle made without them)")
         return

@@ -23,6 +23,7 @@ import hashlib
 import json
 import os
 import zipfile
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -220,6 +221,7 @@ class Verification:
     notes: list[str] = field(default_factory=list)
     signed: bool = False
     signature_checked: bool = False
+    refused: Counter[str] = field(default_factory=Counter)  # attestations.refuse: no alteration
 
     @property
     def intact(self) -> bool:
@@ -356,9 +358,11 @@ def check_signature(entries: dict[str, bytes], manifest: dict[str, Any],
     if declared is not None and signature is None:
         found.problems.append(f"the manifest declares a signature but {SIGNATURE} is missing")
         return
+    from boardcert.outputs.attestations import OTHER_KEY, refuse
+
     if signature is None:
         if key is not None:
-            found.problems.append("not signed, but a public key was given to check it with")
+            refuse(found, OTHER_KEY, "not signed, but a public key was given to check it with")
         else:
             found.notes.append("not signed: intact means consistent, not proven authentic")
         return
@@ -369,8 +373,8 @@ def check_signature(entries: dict[str, bytes], manifest: dict[str, Any],
         return
     found.signature_checked = True
     if fingerprint(key) != named:
-        found.problems.append(f"signed by another key (sha256:{named}), not by the key given "
-                              f"(sha256:{fingerprint(key)})")
+        refuse(found, OTHER_KEY, f"signed by another key (sha256:{named}), not by the key "
+               f"given (sha256:{fingerprint(key)})")
         return
     try:
         key.verify(base64.b64decode(signature.strip(), validate=True), entries[MANIFEST])

@@ -67,6 +67,7 @@ class Boards:
         self.last_read: dict[str, Any] | None = None  # the board's project, if nothing since
         self.twins: dict[int, Exchange] = {}  # op -> its keyless requests' twin, with the key
         self.twins_shown: dict[int, list[Exchange]] = {}  # for the test with the key to show
+        self.shown_by_me: bool | None = None  # op 1 showed the project op 2's twin made
 
     def maker(self) -> Callable[[], Board]:
         """What builds a board: two rows (for op 9), metadata on the first card (for op 19)."""
@@ -216,7 +217,10 @@ class Scene:
             with self.api.client.aside() as shown:
                 call = listed(self, number)
                 exchange = self.send(call)
-                self.adopt(call, exchange)  # a project op 2 created
+                if self.adopt(call, exchange) and call.created_name:  # a project op 2 made
+                    me = self.api.call(1)  # would op 1 show one made without the key?
+                    self.boards.shown_by_me = me.status == 200 and \
+                        mentions(me.json(), call.created_name)
                 status = exchange.status or 0
                 if not (400 <= status < 500 or 200 <= status < 300 and number in KEEP_BOARD):
                     self.boards.spoil()
@@ -231,6 +235,15 @@ class Scene:
             raise misfit(twin) or NotAssessed(
                 f"{what}: the same request with the key answered {twin.status}, so a refusal "
                 "without it says nothing of the key")
+
+    def would_show(self, number: int, what: str) -> None:
+        """NotAssessed unless the readings that judge a keyless request would show what it
+        did: for op 2 (no operation lists projects), op 1 mentions the project its twin with
+        the key just created; a creation without the key could not be seen otherwise."""
+        if number == 2 and self.boards.shown_by_me is False:
+            raise NotAssessed(f"{what}: op 1 does not show the project op 2 just created with "
+                              "the key (no operation lists projects), so one created without "
+                              "it could not be seen either")
 
     def seen(self, number: int) -> Exchange | str | None:
         """A request of this kind seen to succeed with the key: discovery saw operation

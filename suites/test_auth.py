@@ -92,6 +92,8 @@ def test_request_without_valid_key_changes_nothing(number, variant, scene, targe
                            f"what {_label(number)} with {variant} could change",
                            scene.without_key(number, variant, target.api_key))
     scene.earned(number, f"AUTH-REJECTED-CHANGES-NOTHING of {_label(number)} with {variant}")
+    scene.would_show(number, f"AUTH-REJECTED-CHANGES-NOTHING of {_label(number)} with "
+                             f"{variant}")
 
 
 # --- AUTH-VALID-KEY-ACCEPTED ---------------------------------------------------------------

@@ -158,11 +158,11 @@ def test_created_card_joins_its_column(api, wide_board, ledger):
 
 @pytest.mark.requirement("CARD-RENAME")
 @pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=16)
-def test_rename_renames_the_card(api, wide_board):
+def test_rename_renames_the_card(api, wide_board_with_metadata):
     """Op 16 answers the Card with the new name; the middle card of three reads it in its
     Project, and nothing else on the board changed (its columns and metadata neither)."""
-    oracle, project, card = modelled(api, wide_board), wide_board.project.id, \
-        wide_board.cards[1]
+    board = wide_board_with_metadata
+    oracle, project, card = modelled(api, board), board.project.id, board.cards[1]
     new = unique("renamed")
     exchange = api.call(16, projectId=project, cardId=card.id, json={"name": new})
     body = expect.success(exchange, 16, "CARD-RENAME")
@@ -269,14 +269,16 @@ def _placements() -> list[Any]:
 
 
 @pytest.mark.parametrize(("number", "after"), _placements())
-def test_moved_card_is_placed_next_to_the_named_card(api, wide_board, number, after):
-    """After op 18 (op 19: the card chosen by its metadata) with afterCardId the first of three
+def test_moved_card_is_placed_next_to_the_named_card(api, wide_board_with_metadata, number,
+                                                     after):
+    """After op 18 (op 19: the card chosen by its metadata) with afterCardId the middle of three
     cards sits right after the last; with beforeCardId the last right before the first. The
     other cards keep their order, the moved card its name and metadata, and nothing else on
     the board changed."""
-    oracle, project, cards = modelled(api, wide_board), wide_board.project.id, wide_board.cards
-    moved, anchor = (cards[0], cards[2]) if after else (cards[2], cards[0])
-    exchange = _move(api, wide_board, number, moved.id,
+    board = wide_board_with_metadata
+    oracle, project, cards = modelled(api, board), board.project.id, board.cards
+    moved, anchor = (cards[1], cards[2]) if after else (cards[2], cards[0])
+    exchange = _move(api, board, number, moved.id,
                      {"afterCardId" if after else "beforeCardId": anchor.id}, oracle)
     expect.success(exchange, number, "CARD-MOVE-PLACES" if number == 18
                    else "CARD-MOVE-BY-METADATA-PLACES")
@@ -287,13 +289,13 @@ def test_moved_card_is_placed_next_to_the_named_card(api, wide_board, number, af
 
 @pytest.mark.requirement("CARD-ALIAS")
 @pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=20)
-def test_card_can_be_given_an_alias(api, wide_board):
+def test_card_can_be_given_an_alias(api, wide_board_with_metadata):
     """Op 20 with the profile's body answers 200 with the Card; the middle card of three keeps
     its name, metadata and column, and nothing else on the board changed."""
-    oracle, project, card = modelled(api, wide_board), wide_board.project.id, \
-        wide_board.cards[1]
+    board = wide_board_with_metadata
+    oracle, project, card = modelled(api, board), board.project.id, board.cards[1]
     exchange = api.call(20, projectId=project, cardId=card.id,
-                        json=profile_body(api.profile, "alias_card", wide_board,
+                        json=profile_body(api.profile, "alias_card", board,
                                           card_id=card.id))
     body = expect.success(exchange, 20, "CARD-ALIAS")
     expect.equal("CARD-ALIAS", "the id of the Card op 20 answers", card.id,

@@ -57,6 +57,10 @@ def _breaks(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delattr(fixtures, "RequestFixtureDef")
     elif name == "hypothesis lambda descriptions":
         monkeypatch.delattr(filtering, "lambda_description")
+    elif name == "hypothesis shrinking time":
+        from hypothesis.internal.conjecture import engine
+
+        monkeypatch.delattr(engine, "MAX_SHRINKING_SECONDS")
     elif name == "httpx direct transport":
         monkeypatch.delattr(httpx.Client, "_transport_for_url")
     elif name == "httpx command-line client left out":

@@ -98,6 +98,14 @@ class Board:
         else:
             project.order = order
 
+    def first_seen(self, project_id: str, extras: set[str]) -> None:
+        """What a project holds when first read beyond what the model made in it (rows,
+        columns or cards a server gives a new project) is the server's own: learnt."""
+        project = self.projects[project_id]
+        if not project.seen:
+            project.foreign |= extras
+            project.seen = True
+
     def gone_rows(self, project_id: str) -> list[str]:
         return self.projects[project_id].gone_rows
 
@@ -327,6 +335,7 @@ class Board:
                             f"{key!r}")
         project.cards[card_id].metadata[key] = value
         project.cards[card_id].values[key] = value
+        project.keys[key] = value
         act.addressed[("metadata", project_id, card_id, key)] = "CARD-METADATA-ADD"
         return act
 

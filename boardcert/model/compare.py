@@ -123,6 +123,9 @@ def words(board: Board, d: Difference, where: str) -> str:
     if kind == "card-columns":
         return (f"{label} lists the columns {sorted(map(str, d.seen.values()))}, not "
                 f"{sorted(map(str, d.expected.values()))} (in {where})")
+    if kind.startswith("extra-"):
+        return (f"{len(d.seen)} {kind[6:]} nobody created now in {label} ({sorted(d.seen)}; "
+                f"in {where})")
     if kind in ("metadata", "data") and d.seen is ABSENT:
         return f"{label} is gone (in {where})"
     if kind in ("metadata", "data") and d.expected is ABSENT:

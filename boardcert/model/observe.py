@@ -98,6 +98,18 @@ def _order(record: dict[str, Any], ids: set[str], path: Path) -> tuple[list[str]
     return None
 
 
+def _listed(record: dict[str, Any], at: Path) -> set[str]:
+    """The ids of the list at `at` inside a record."""
+    value: Any = record
+    for step in at:
+        if isinstance(step, dict) and isinstance(value, list):
+            value = next((v for v in value if _id(v) == str(step["id"])), None)
+        elif isinstance(value, dict | list):
+            value = value[step] if not isinstance(value, list) or isinstance(step, int) \
+                else None
+    return {i for i in map(_id, value) if i is not None} if isinstance(value, list) else set()
+
+
 def rows_sight(sight: Sight, rows: Any, project: Project, board: Board,
                path: Path) -> None:
     """What a list of rows (a Project's, op 6's) shows of the model's rows and columns."""
@@ -107,6 +119,7 @@ def rows_sight(sight: Sight, rows: Any, project: Project, board: Board,
     known = {r.id for r in project.rows} | set(gone_rows)
     listed = [i for i in map(_id, rows) if i is not None]
     sight.put(("rows", project.id), [i for i in listed if i in known], path)
+    sight.put(("extra-rows", project.id), set(listed) - project.known(), path)
     records = {_id(r): r for r in rows if isinstance(r, dict) and _id(r) is not None}
     for row_id in known:
         step = [*path, {"id": row_id}]
@@ -144,6 +157,8 @@ def rows_sight(sight: Sight, rows: Any, project: Project, board: Board,
             else None
         if order is not None:
             sight.put(("columns", project.id, row.id), *order)
+            shown = _listed(record, order[1][len(path) + 1:])
+            sight.put(("extra-columns", project.id, row.id), shown - project.known(), order[1])
 
 
 def card_sight(sight: Sight, record: Any, project: Project, card_id: str, path: Path,
@@ -160,8 +175,9 @@ def card_sight(sight: Sight, record: Any, project: Project, card_id: str, path: 
         sight.put(("card-columns", project.id, card_id), shown, [*path, "columns"])
     entries = record.get("metadata")
     if isinstance(entries, list):
-        for key, value in card.metadata.items():
-            sought = card.values.get(key) if value is ABSENT else value
+        for key in project.keys:
+            value = card.metadata.get(key, ABSENT)
+            sought = card.values.get(key, project.keys[key]) if value is ABSENT else value
             entry = _entry(entries, key, sought, id_is_key)
             at = [*path, "metadata", {"id": entry["id"]} if entry and _id(entry) else key]
             sight.put(("metadata", project.id, card_id, key),
@@ -193,6 +209,8 @@ def project_sight(sight: Sight, body: Any, project: Project, board: Board,
         listed = [_id(c) for c in cards]
         sight.put(("cards-order", project.id), [i for i in listed if i in project.cards],
                   ["cards"])
+        sight.put(("extra-cards", project.id),
+                  {i for i in listed if i is not None} - project.known(), ["cards"])
         for card_id in project.cards:
             sight.put(("card", project.id, card_id), card_id in listed,
                       ["cards", {"id": card_id}])

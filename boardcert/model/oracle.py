@@ -45,6 +45,7 @@ class Oracle:
         order), what each reading shows is noted, and it must read as the model says (a
         difference is charged to the creation that made the item)."""
         sights = self.look()
+        self._first_seen(sights)
         self._learn(sights, first=True)
         self.vision.update(self.board, sights)
         made = Act(0, "made the board (ops " + ", ".join(
@@ -71,6 +72,7 @@ class Oracle:
             answer = self.observer.answer(self.board, number or act.op, exchange, project_id,
                                           card_id)
             sights = ([answer] if answer is not None else []) + sights
+        self._first_seen(sights)
         found = differences(self.board, sights, act, self.vision)
         if found:
             violation = failure(self.board, act, found)
@@ -86,6 +88,16 @@ class Oracle:
             requirements = ", ".join(sorted(set(act.addressed.values())))
             raise NotAssessed(f"{requirements} (op {act.op} {act.said}: no reading showed "
                               f"{' or '.join(sorted(kinds))} before it)")
+
+    def _first_seen(self, sights: list[Sight]) -> None:
+        """A project read for the first time: what it holds that nobody created is its own."""
+        extras: dict[str, set[str]] = {}
+        for sight in sights:
+            for fact, value in sight.seen.items():
+                if fact[0].startswith("extra-") and fact[1] in self.board.projects:
+                    extras.setdefault(fact[1], set()).update(value)
+        for project, found in extras.items():
+            self.board.first_seen(project, found)
 
     def _learn(self, sights: list[Sight], first: bool = False) -> None:
         """Orders and createdAt from the first reading that shows them (op 3 before op 6)."""

@@ -45,6 +45,9 @@ KINDS = {
     "card-name": "the card's name",
     "card-columns": "the columns the card is placed in",
     "metadata": "a metadata entry of the card",
+    "extra-rows": "rows nobody created (beyond those the server had when first read)",
+    "extra-columns": "columns nobody created in a row",
+    "extra-cards": "cards nobody created",
     "plugin": "the plugin is attached to the project",
     "data": "a plugin's datum for an entity under a key",
 }
@@ -100,6 +103,14 @@ class Project:
     created: Any = OPEN  # createdAt, learnt from a first reading
     gone_rows: list[str] = field(default_factory=list)  # deleted rows
     gone_columns: dict[str, str] = field(default_factory=dict)  # deleted column -> its row
+    foreign: set[str] = field(default_factory=set)  # what the server had when first read
+    seen: bool = False  # read once (what it had then is learnt, not judged)
+    keys: dict[str, str] = field(default_factory=dict)  # every metadata key given -> its value
+
+    def known(self) -> set[str]:
+        """The ids of every row, column and card the model knows of, gone ones included."""
+        return ({r.id for r in self.rows} | {c.id for r in self.rows for c in r.columns}
+                | set(self.cards) | set(self.gone_rows) | set(self.gone_columns) | self.foreign)
 
     def row(self, row_id: str) -> Row:
         return next(r for r in self.rows if r.id == row_id)
@@ -115,6 +126,8 @@ class Project:
         found[("project-name", p.id)] = p.name
         found[("project-created", p.id)] = p.created
         found[("rows", p.id)] = [r.id for r in p.rows if r.id not in p.floating]
+        found[("extra-rows", p.id)] = set()
+        found[("extra-cards", p.id)] = set()
         found |= {("row", p.id, row_id): False for row_id in p.gone_rows}
         found |= {("column", p.id, row_id, column_id): False
                   for column_id, row_id in p.gone_columns.items()}
@@ -123,6 +136,7 @@ class Project:
             found[("row-name", p.id, row.id)] = row.name
             found[("columns", p.id, row.id)] = [c.id for c in row.columns
                                                 if c.id not in p.floating]
+            found[("extra-columns", p.id, row.id)] = set()
             for column in row.columns:
                 found[("column", p.id, row.id, column.id)] = True
                 found[("column-name", p.id, column.id)] = column.name
@@ -140,8 +154,8 @@ class Project:
             elif card.least:
                 found[("card-columns", p.id, card.id)] = AtLeast(
                     {c: p.column_name(c) for c in sorted(card.least)})
-            for key, value in card.metadata.items():
-                found[("metadata", p.id, card.id, key)] = value
+            for key in p.keys:  # an entry given to one card is on no other
+                found[("metadata", p.id, card.id, key)] = card.metadata.get(key, ABSENT)
         found |= {("plugin", p.id, plugin): on for plugin, on in p.plugins.items()}
         return found
 
@@ -166,7 +180,9 @@ def label(projects: dict[str, Project], fact: Fact, named: bool = True) -> str:
         return f"project {project.name!r}"
     if kind == "plugin":
         return f"plugin {ids[1]!r} of project {project.name!r}"
-    if kind in ("row", "row-name", "columns"):
+    if kind in ("extra-rows", "extra-cards"):
+        return f"project {project.name!r}"
+    if kind in ("row", "row-name", "columns", "extra-columns"):
         row = next((r for r in project.rows if r.id == ids[1]), None)
         if row is None:
             return f"the deleted row {ids[1]}"

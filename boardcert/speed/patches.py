@@ -56,6 +56,28 @@ def _first(*found: str | None) -> str | None:
     return next((why for why in found if why), None)
 
 
+# --- hypothesis: how long a failure is shrunk -----------------------------------------------
+
+SHRINKING_SECONDS = 20  # Hypothesis's own: 300
+
+
+def shrinking_time() -> str | None:
+    """Hypothesis shrinks a failure for up to five minutes; against a server every attempt is
+    requests (the board model's state machine replays a sequence of writes, each followed by
+    a reading of the whole board: minutes against a faulty server). Twenty seconds: the
+    failure and its verdict are the same, its sequence sometimes a step or two longer."""
+    from hypothesis.internal.conjecture import engine
+
+    if not isinstance(getattr(engine, "MAX_SHRINKING_SECONDS", None), int):
+        return "engine.MAX_SHRINKING_SECONDS is not a number of seconds"
+    why = _names(engine.ConjectureRunner.shrink_interesting_test_cases, "MAX_SHRINKING_SECONDS") \
+        if hasattr(engine, "ConjectureRunner") else "engine.ConjectureRunner is gone"
+    if why:
+        return why
+    engine.MAX_SHRINKING_SECONDS = min(engine.MAX_SHRINKING_SECONDS, SHRINKING_SECONDS)
+    return None
+
+
 # --- pytest: the `request` fixture's argument names ---------------------------------------
 
 def request_argnames() -> str | None:
@@ -274,6 +296,7 @@ def _parses_through_ast() -> str | None:
 
 PATCHES = (
     Patch("pytest request argnames", "pytest", request_argnames),
+    Patch("hypothesis shrinking time", "hypothesis", shrinking_time),
     Patch("hypothesis lambda descriptions", "hypothesis", lambda_descriptions),
     Patch("httpx direct transport", "httpx", direct_transport),
     Patch("httpx command-line client left out", "httpx", httpx_command_line),

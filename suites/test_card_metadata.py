@@ -90,7 +90,8 @@ def _entries(board) -> Any:
 
 def _read_card(api, oracle, board, card) -> Exchange:
     """The Card as op 16 answers it when renamed to its own name (no operation reads one
-    card): told to the model as the rename it is."""
+    card): told to the model as the rename it is. (The board is read before it too: the
+    rename would hide a name the write changed.)"""
     exchange = api.call(16, projectId=board.project.id, cardId=card.id, json={"name": card.name})
     if exchange.status == 200:
         oracle.board.rename_card(board.project.id, card.id, card.name)
@@ -113,6 +114,7 @@ def test_added_metadata_shows_in_the_card(api, wide_board_with_metadata):
                                                      card_id=card.id)))
     _ok(exchange, 21, "CARD-METADATA-ADD")
     act = oracle.board.add_metadata(project, card.id, key, value)
+    oracle.check(act, exchange, project, card.id, last=False)
     oracle.check(act, _read_card(api, oracle, board, card), project, card.id, number=16)
 
 
@@ -131,6 +133,7 @@ def test_removed_metadata_is_gone_from_the_card(api, wide_board_with_metadata):
                         json=body)
     _ok(exchange, 22, "CARD-METADATA-REMOVE")
     act = oracle.board.remove_metadata(project, card.id, key)
+    oracle.check(act, exchange, project, card.id, last=False)
     oracle.check(act, _read_card(api, oracle, board, card), project, card.id, number=16)
 
 

@@ -161,8 +161,7 @@ class Board:
         project.floating.add(row_id)  # where a new row goes among the others: open
         act = self._act(7, f"created row {name!r}")
         act.addressed |= {("row", project_id, row_id): "ROWS-LIST-CREATED",
-                          ("row-name", project_id, row_id): "ROWS-LIST-CREATED",
-                          ("rows", project_id): "ROWS-LIST-CREATED"}
+                          ("row-name", project_id, row_id): "ROWS-LIST-CREATED"}
         return act
 
     def order_rows(self, project_id: str, ids: list[str]) -> Act:
@@ -184,8 +183,7 @@ class Board:
         project.gone_rows.append(row_id)
         project.gone_columns |= {c.id: row_id for c in row.columns}
         self._columns_gone(project, {c.id for c in row.columns})
-        act.addressed |= {("row", project_id, row_id): "ROW-DELETE-GONE",
-                          ("rows", project_id): "ROW-DELETE-GONE"}
+        act.addressed[("row", project_id, row_id)] = "ROW-DELETE-GONE"
         return act
 
     def rename_row(self, project_id: str, row_id: str, name: str) -> Act:
@@ -207,8 +205,7 @@ class Board:
         project.floating.add(column_id)
         act = self._act(11, f"created column {name!r} in row {nth(project.rows, row)}")
         act.addressed |= {("column", project_id, row_id, column_id): "COLUMN-CREATE",
-                          ("column-name", project_id, column_id): "COLUMN-CREATE",
-                          ("columns", project_id, row_id): "COLUMN-CREATE"}
+                          ("column-name", project_id, column_id): "COLUMN-CREATE"}
         return act
 
     def order_columns(self, project_id: str, row_id: str, ids: list[str]) -> Act:
@@ -243,8 +240,7 @@ class Board:
         row.columns.remove(column)
         project.gone_columns[column_id] = row.id
         self._columns_gone(project, {column_id})
-        act.addressed |= {("column", project_id, row.id, column_id): "COLUMN-DELETE-GONE",
-                          ("columns", project_id, row.id): "COLUMN-DELETE-GONE"}
+        act.addressed[("column", project_id, row.id, column_id)] = "COLUMN-DELETE-GONE"
         return act
 
     @staticmethod

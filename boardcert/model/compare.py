@@ -95,8 +95,22 @@ def differences(board: Board, sights: list[Sight], act: Act, vision: Vision
                 continue
             if not agrees(expected[fact], seen):
                 found.append(Difference(fact, expected[fact], seen, sight,
-                                        act.requirement(fact)))
+                                        _blamed(act, fact, seen, expected)))
     return found
+
+
+VALUES = {"project-name", "row-name", "column-name", "card-name", "metadata", "data"}
+
+
+def _blamed(act: Act, fact: Fact, seen: Any, expected: dict[Fact, Any]) -> str:
+    """The requirement a difference breaks: the write's own where it is about what the write
+    addressed. On a board as made (many creations, act 0), an item that reads another's name
+    or value was written over by a later write: WRITE-ONLY-ADDRESSED."""
+    if act.op == 0 and fact[0] in VALUES and any(
+            other[0] == fact[0] and other != fact and value == seen
+            for other, value in expected.items()):
+        return OTHERS
+    return act.requirement(fact)
 
 
 def _names(board: Board, fact: Fact, ids: list[str]) -> list[str]:

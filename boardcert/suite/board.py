@@ -45,9 +45,10 @@ class Board:
 
     A plain board: the columns (2) in the first row, the cards (3) in the first column. A wide
     board (for the whole-board checks: three of each kind, the item a test addresses not
-    always the first): three rows, three columns in the middle row and one in each other,
-    three cards in the middle column and one in each other column of the middle row, and with
-    `metadata` three entries on the middle card and one on the last (`entries`)."""
+    always the first): three rows, three columns in the middle row, two in the first and one
+    in the last, three cards in the middle column and one in each other column of the middle
+    row, and with `metadata` three entries on the middle card and one on the last
+    (`entries`)."""
 
     project: Made
     rows: list[Made]
@@ -75,7 +76,7 @@ class Board:
 
 Make = Callable[..., Made]
 COLUMNS, CARDS = 2, 3  # in the first row, in the first column
-WIDE = {"project": 1, "row": 3, "column": 5, "card": 5}
+WIDE = {"project": 1, "row": 3, "column": 6, "card": 6}
 
 
 def shape(rows: int = 1, wide: bool = False) -> dict[str, int]:
@@ -90,7 +91,7 @@ def build(make_project: Make, make_row: Make, make_column: Make, make_card: Make
     made_rows = [make_row(project) for _ in range(3 if wide else rows)]
     home = 1 if wide else 0
     held = {row.id: [make_column(project, row)
-                     for _ in range((3 if n == home else 1) if wide else
+                     for _ in range((2 - n // 2 if n != home else 3) if wide else
                                     (COLUMNS if n == home else 0))]
             for n, row in enumerate(made_rows)}
     columns, placed = held[made_rows[home].id], 1 if wide else 0

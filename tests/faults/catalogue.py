@@ -13,7 +13,9 @@ from typing import Any
 
 from boardcert.suite.checks import PROJECT_FIELDS
 
+from .addressed import ADDRESSED
 from .asgi import Forward, Handler, Request, Response, json_response
+from .dropped import DROPPED
 from .earned import FAULTS as EARNED
 from .edges import EDGES
 from .edits import (
@@ -687,7 +689,7 @@ ERRORS_AND_CREATION = [
 
 FAULTS: list[Variant] = [*SHAPES, *CARDS, *NAMES, *REMOVED, *AUTH, *STATUSES_AND_DELETES,
                          *CARD_WORK, *PLUGINS, *ERRORS_AND_CREATION, *EDGES, *EARNED, *MOMENTS,
-                         *SIBLINGS, *OVERLOOKED]
+                         *SIBLINGS, *OVERLOOKED, *ADDRESSED, *DROPPED]
 
 
 # --- Not a fault of a requirement: a server that copes badly with requests side by side -----

@@ -17,82 +17,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from board_steps import Data, Steps
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
-from boardcert.for_suites import Api, Exchange, Ledger, Oracle, Violation, fill, unique
+from boardcert.for_suites import fill, unique
 
 MAX_PROJECTS, MAX_ITEMS, MAX_CARDS = 2, 4, 8  # live projects; rows, columns; cards a project
-ANCHORS = ("afterCardId", "beforeCardId")
-Data = st.DataObject
 
 
-class BoardMachine(RuleBasedStateMachine):
+class BoardMachine(Steps, RuleBasedStateMachine):
     """One board, grown and changed by the interface's writes, checked after each."""
-
-    api: Api
-    ledger: Ledger
-    organization: str
-    row_property: str
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.oracle = Oracle(self.api)
-        self.model = self.oracle.board
-        self.entries: dict[str, Any] = {}  # project id -> its ledger entry
-        self.entities: dict[str, tuple[str, str]] = {}  # entity -> (project, card)
-        self.plugin = self.api.profile.data.get("plugin_id")
-        self.op = 0  # the operation of the last write
-
-    # --- sending and checking -------------------------------------------------------------
-
-    def send(self, number: int, body: Any = None, path_params: dict[str, str] | None = None,
-             **path: str) -> Exchange:
-        self.op = number
-        return self.api.call(number, json=body, path_params=path_params, **path)
-
-    def after(self, exchange: Exchange, act: Any, project: str | None = None,
-              card: str | None = None) -> None:
-        """The write's answer and the whole board against the model (`act`: a callable that
-        applies the write to the model, called only if the write answered 200)."""
-        status = exchange.status or 0
-        done = act() if status == 200 else self.model.refused(self.op, status)
-        try:
-            self.oracle.check(done, exchange if status == 200 else None, project, card,
-                              confirm=False)
-        except Violation as exc:
-            steps = "\n".join(f"  {n}. op {a.op} {a.said}"
-                              for n, a in enumerate(self.model.acts, 1))
-            exc.args = (f"{exc}\nthe writes, in order (the shortest sequence found):\n"
-                        f"{steps}",)
-            exc.traceback = False
-            raise
-
-    # --- what is there, as the model says -------------------------------------------------
-
-    def projects(self) -> list[str]:
-        return [p.id for p in self.model.projects.values() if p.present]
-
-    def rows(self) -> list[tuple[str, str]]:
-        return [(p, r.id) for p in self.projects() for r in self.model.projects[p].rows]
-
-    def columns(self) -> list[tuple[str, str, str]]:
-        return [(p, r, c.id) for p, r in self.rows()
-                for c in self.model.projects[p].row(r).columns]
-
-    def cards(self) -> list[tuple[str, str]]:
-        return [(p, c.id) for p in self.projects()
-                for c in self.model.projects[p].cards.values() if c.present is True]
-
-    def entries_of_cards(self) -> list[tuple[str, str, str, str]]:
-        return [(p, c, key, value) for p, c in self.cards()
-                for key, value in self.model.projects[p].cards[c].metadata.items()
-                if isinstance(value, str)]
-
-    def data(self, stored: bool = True) -> list[tuple[str, str]]:
-        return [(entity, key) for (_, entity, key), value in self.model.data.items()
-                if entity in self.entities and self.entities[entity][0] in self.projects()
-                and (isinstance(value, str) or not stored)]
 
     # --- the first writes: a board of 0 to 3 of each kind ----------------------------------
 
@@ -372,37 +307,3 @@ class BoardMachine(RuleBasedStateMachine):
         exchange = self.send(26, path_params={"pluginId": self.plugin, "entityId": entity,
                                               "key": key})
         self.after(exchange, lambda: self.model.delete_data(self.plugin, entity, key))
-
-    # --- helpers --------------------------------------------------------------------------
-
-    def anchored(self, items: list[Any]) -> list[Any]:
-        """The items whose project has another card to place them next to."""
-        counts: dict[str, int] = {}
-        for project, _ in self.cards():
-            counts[project] = counts.get(project, 0) + 1
-        return [item for item in items if counts.get(item[0], 0) > 1]
-
-    @staticmethod
-    def anchor(body: Any, after: bool, card: str) -> dict[str, Any]:
-        kept = {k: v for k, v in body.items() if k not in ANCHORS} \
-            if isinstance(body, dict) else {}
-        return kept | {ANCHORS[0] if after else ANCHORS[1]: card}
-
-    def made(self, kind: str, exchange: Exchange, name: str, project: str) -> str | None:
-        """The id of the row or column op 7 or 11 made (found by its name), recorded."""
-        if exchange.status != 200:
-            return None
-        body = exchange.json()
-        rows = body.get("rows") if isinstance(body, dict) else None
-        entry = self.ledger.created(kind, self.entries[project], answer=rows, name=name,
-                                    projectId=project)
-        return entry.id if entry else None
-
-    def values(self, project: str, card: str, **given: Any) -> dict[str, Any]:
-        """The placeholders a profile body may use, for this card."""
-        columns = [c for p, _, c in self.columns() if p == project]
-        return {"project_id": project, "card_id": card, "card_ids": [card],
-                "name": unique("name"), "alias": unique("alias"), "key": unique("key"),
-                "value": unique("value"), "column_id": columns[0] if columns else "",
-                "other_column_id": columns[-1] if columns else "",
-                "plugin_id": self.plugin or ""} | given

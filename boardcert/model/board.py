@@ -98,13 +98,14 @@ class Board:
         else:
             project.order = order
 
-    def first_seen(self, project_id: str, extras: set[str]) -> None:
-        """What a project holds when first read beyond what the model made in it (rows,
-        columns or cards a server gives a new project) is the server's own: learnt."""
-        project = self.projects[project_id]
-        if not project.seen:
+    def first_seen(self, fact: Fact, extras: set[str]) -> None:
+        """What a list (a project's rows or cards, a row's columns) holds when first read
+        beyond what the model made in it (rows a server gives a new project, columns it gives
+        a new row) is the server's own: learnt."""
+        project = self.projects[fact[1]]
+        if fact not in project.seen:
             project.foreign |= extras
-            project.seen = True
+            project.seen.add(fact)
 
     def gone_rows(self, project_id: str) -> list[str]:
         return self.projects[project_id].gone_rows
@@ -162,6 +163,7 @@ class Board:
         act = self._act(7, f"created row {name!r}")
         act.addressed |= {("row", project_id, row_id): "ROWS-LIST-CREATED",
                           ("row-name", project_id, row_id): "ROWS-LIST-CREATED"}
+        act.allows.add(("extra-columns", project_id, row_id))  # a new row may come with some
         return act
 
     def order_rows(self, project_id: str, ids: list[str]) -> Act:
@@ -319,6 +321,7 @@ class Board:
         project = self.projects[project_id]
         card = project.cards[card_id]
         act = self._act(20, f"gave {self.label(('card', project_id, card_id))} an alias")
+        act.allows.add(("extra-cards", project_id))  # an alias may be a card of its own
         card.least = set(card.columns or card.least)
         card.columns = None
         return act

@@ -72,7 +72,7 @@ class Oracle:
             answer = self.observer.answer(self.board, number or act.op, exchange, project_id,
                                           card_id)
             sights = ([answer] if answer is not None else []) + sights
-        self._first_seen(sights)
+        self._first_seen(sights, act.allows)
         found = differences(self.board, sights, act, self.vision)
         if found:
             violation = failure(self.board, act, found)
@@ -89,15 +89,22 @@ class Oracle:
             raise NotAssessed(f"{requirements} (op {act.op} {act.said}: no reading showed "
                               f"{' or '.join(sorted(kinds))} before it)")
 
-    def _first_seen(self, sights: list[Sight]) -> None:
-        """A project read for the first time: what it holds that nobody created is its own."""
-        extras: dict[str, set[str]] = {}
+    def _first_seen(self, sights: list[Sight], allows: set[tuple] = frozenset()) -> None:
+        """A list read for the first time: what it holds that nobody created is the server's
+        own; so is what a write may make along (`allows`: a new row's columns, an alias)."""
+        extras: dict[tuple, set[str]] = {}
         for sight in sights:
             for fact, value in sight.seen.items():
                 if fact[0].startswith("extra-") and fact[1] in self.board.projects:
-                    extras.setdefault(fact[1], set()).update(value)
-        for project, found in extras.items():
-            self.board.first_seen(project, found)
+                    extras.setdefault(fact, set()).update(value)
+        for fact, found in extras.items():
+            if fact in allows:
+                self.board.projects[fact[1]].foreign |= found
+            self.board.first_seen(fact, found)
+        for sight in sights:  # what was learnt is no extra any more
+            for fact, value in sight.seen.items():
+                if fact in extras:
+                    sight.seen[fact] = value - self.board.projects[fact[1]].foreign
 
     def _learn(self, sights: list[Sight], first: bool = False) -> None:
         """Orders and createdAt from the first reading that shows them (op 3 before op 6)."""

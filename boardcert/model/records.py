@@ -61,6 +61,7 @@ class Act:
     op: int
     said: str
     addressed: dict[Fact, str] = field(default_factory=dict)
+    allows: set[Fact] = field(default_factory=set)  # extras it may make (a new row's columns)
 
     def requirement(self, fact: Fact) -> str:
         return self.addressed.get(fact, OTHERS)
@@ -104,7 +105,7 @@ class Project:
     gone_rows: list[str] = field(default_factory=list)  # deleted rows
     gone_columns: dict[str, str] = field(default_factory=dict)  # deleted column -> its row
     foreign: set[str] = field(default_factory=set)  # what the server had when first read
-    seen: bool = False  # read once (what it had then is learnt, not judged)
+    seen: set[Fact] = field(default_factory=set)  # lists read once (what they held is learnt)
     keys: dict[str, str] = field(default_factory=dict)  # every metadata key given -> its value
 
     def known(self) -> set[str]:

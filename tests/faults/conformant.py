@@ -11,7 +11,17 @@ from datetime import datetime
 from typing import Any
 
 from .asgi import Forward, Handler, Request, Response, json_response
-from .edits import LISTED_OPS, PROJECT_OPS, edit_answers, error, former, on, read_card
+from .edits import (
+    LISTED_OPS,
+    PROJECT_OPS,
+    edit_answers,
+    error,
+    former,
+    on,
+    read_card,
+    read_project,
+    send,
+)
 from .moments import CONFORMANT as MOMENTS
 from .variant import Variant
 
@@ -322,6 +332,36 @@ def _throttled(_key: str) -> Handler:
     return fn
 
 
+# --- a new row comes with a column; an order lists some, the others keep their place ------
+
+
+async def _row_with_a_column(request: Request, forward: Forward) -> Response:
+    """Op 7 makes the row with a first column of its own ("Backlog"); ops 8 and 12 take the
+    ids they are given first, the others after in their order (so a client need not know the
+    column it did not make)."""
+    if request.op == 7:
+        made = await forward(request)
+        if made.status != 200:
+            return made
+        row = made.json()["rows"][-1]
+        path = f"/projects/{request.params['projectId']}/rows/{row['id']}/columns"
+        return await forward(send(request, "POST", path, {"name": "Backlog"}))
+    project = await read_project(request, forward)
+    body = request.json()
+    if project.status != 200 or not isinstance(body, dict) or \
+            not isinstance(body.get("ids"), list):
+        return await forward(request)
+    rows = project.json()["rows"]
+    if request.op == 8:
+        current = [r["id"] for r in rows]
+    else:
+        row = next((r for r in rows if r["id"] == request.params["rowId"]), {"columns": []})
+        current = [c["id"] for c in row["columns"]]
+    given = [i for i in body["ids"] if i in current]
+    return await forward(request.but(json_body={**body, "ids": given + [
+        i for i in current if i not in given]}))
+
+
 def _variant(name: str, description: str, handler: Handler, profile: str | None = None,
              make: Any = None) -> Variant:
     return Variant(name, description, None, make or (lambda _key: handler), profile)
@@ -371,6 +411,9 @@ CONFORMANT: list[Variant] = [
     _variant("bodies-elsewhere", "every body the interface does not show takes other names, "
              "op 7 rowName only, anchors required, op 27 entityId in a header; no profile",
              on({*ELSEWHERE, 7, 18, 20, 23, 27}, _bodies_elsewhere)),
+    _variant("rows-come-with-a-column", "a new row comes with a column of its own; ops 8 and 12 "
+             "put the ids given first and keep the others' order", on({7, 8, 12},
+                                                                     _row_with_a_column)),
     Variant("every-25th-throttled", "every 25th request is answered 429 with Retry-After: 1 "
             "(and not carried out)", None, _throttled),
     *MOMENTS,

@@ -248,7 +248,8 @@ def test_a_bad_profile_key_is_a_usage_error_naming_it(tmp_path, capsys):
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\nbodiez: {}\n")
     assert cli.main(["run", "--profile", str(bad), "--output", str(tmp_path / "o")]) == 2
-    assert "unknown key bodiez" in capsys.readouterr().err
+    assert "unknown key bodiez (did you mean bodies?) under (top level)" in \
+        capsys.readouterr().err  # as a mistyped flag gets the closest flag
     assert not (tmp_path / "o").exists()
 
 
@@ -273,6 +274,22 @@ def test_bad_settings_are_usage_errors_like_the_others(argv, message, tmp_path, 
     err = capsys.readouterr().err
     assert err.startswith(f"boardcert: error: {message}") and "ERROR:" not in err
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_an_output_that_cannot_be_made_is_one_usage_error(tmp_path, capsys):
+    """--output under a path no directory can be made in (/proc/x): exit 2 and one line
+    before any test, no INTERNALERROR; a directory that can be made is left unmade until the
+    run starts (the trial's directories removed again)."""
+    assert cli.main(["run", "--output", "/proc/x/reports"]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        "boardcert: error: --output /proc/x/reports: cannot write reports there (No such file "
+        "or directory)"] and "INTERNALERROR" not in captured.out
+    deep = tmp_path / "a" / "b"
+    assert cli.main(["run", "--output", str(deep), "--base-url", "http://127.0.0.1:9",
+                     "--api-key", KEY]) == 3
+    assert not (tmp_path / "a").exists()
 
 
 def test_a_pytest_usage_error_exits_2(tmp_path, capsys):

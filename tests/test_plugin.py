@@ -115,6 +115,24 @@ def test_not_assessed_is_reported_skipped(pytester):
     result.stdout.fnmatch_lines(["*not assessed: bodies.alias_card*"])
 
 
+def test_hypothesis_s_large_repr_warning_stays_off_the_console(pytester):
+    """Hypothesis's warning that a failing example's repr is large (a 25,000-character name)
+    says nothing of the server: it is filtered; other warnings still show."""
+    pytester.makepyfile("""
+        import warnings
+        from hypothesis.errors import HypothesisWarning
+
+        def test_it():
+            warnings.warn(HypothesisWarning("Generating overly large repr. This is an "
+                                            "expensive operation, and with a length of 144 kB"))
+            warnings.warn(UserWarning("another warning"))
+    """)
+    result = pytester.runpytest(*PLUGIN)
+    result.assert_outcomes(passed=1)
+    out = result.stdout.str()
+    assert "another warning" in out and "overly large repr" not in out
+
+
 def test_unknown_requirement_id_is_a_usage_error(pytester):
     """Naming a requirement the catalogue lacks stops the run as a usage error."""
     pytester.makepyfile("""

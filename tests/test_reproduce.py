@@ -185,10 +185,13 @@ def recorded(variant: Variant) -> Iterator[tuple[str, Projects]]:
         yield url, projects
 
 
-def test_keep_failed_leaves_what_failed_tests_used(tmp_path: Path):
+def test_keep_failed_leaves_what_failed_tests_used(tmp_path: Path, monkeypatch, capsys):
     """With --keep-failed the failed test's project stays (its curl line answers as in the
     run, not 404), every other project is deleted, the report lists what stayed, and
-    `boardcert cleanup` deletes it."""
+    `boardcert cleanup` deletes it, on the server the report names (no --base-url needed;
+    without a key it names --api-key alone)."""
+    monkeypatch.delenv("BOARDCERT_API_KEY", raising=False)
+    monkeypatch.delenv("BOARDCERT_BASE_URL", raising=False)
     with recorded(BY_NAME["card-rename-not-saved"]) as (base_url, projects):
         command = [*suite_command(base_url, DEFAULT_PROFILE, tmp_path, "quick", "CARD-RENAME"),
                    "--keep-failed"]
@@ -211,10 +214,26 @@ def test_keep_failed_leaves_what_failed_tests_used(tmp_path: Path):
         for path in tmp_path.rglob("*"):
             if path.is_file():
                 assert KEY not in path.read_text(encoding="utf-8", errors="replace"), path
-        assert main(["cleanup", str(tmp_path), "--base-url", base_url, "--api-key", KEY]) == 0
+        capsys.readouterr()
+        assert main(["cleanup", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert "--api-key (or BOARDCERT_API_KEY) is required" in err and base_url in err
+        assert "--base-url is required" not in err
+        assert main(["cleanup", str(tmp_path), "--api-key", KEY]) == 0
         for project in kept:
             assert httpx.get(f"{base_url}/projects/{project}",
                              headers={"X-API-Key": KEY}).status_code == 404
+
+
+def test_a_refused_key_names_the_key(runs, capfd):
+    """`boardcert reproduce` with a wrong key cannot make what the failure needs (exit 3) and
+    says the key may be wrong, naming --api-key and BOARDCERT_API_KEY."""
+    with serving(BY_NAME["card-rename-not-saved"], KEY) as faulty:
+        assert main(["reproduce", str(runs["card-rename-not-saved"]), "test_rename_renames",
+                     "--base-url", faulty, "--api-key", "wrong-" + KEY]) == 3
+    last = capfd.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("NOT FINISHED: step 1 ") and "is the key right?" in last
+    assert "--api-key" in last and "BOARDCERT_API_KEY" in last
 
 
 def test_without_keep_failed_nothing_is_kept(runs):

@@ -82,3 +82,19 @@ def test_console_summary_lists_failures_by_level_and_groups_errors():
     assert lines[6] == "     2 x KeyError: a"
     assert lines[-1] == "  and 2 other errors"
     assert console_summary({"requirements": [], "tests": []}) == []
+
+
+def test_console_keeps_expected_and_got_whole():
+    """A failure's first line is wrapped, never cut: what was expected and what came back
+    stay whole, quoted (a whitespace difference shows)."""
+    got = "bc-card-8015f" + "0" * 120
+    message = (f"[CARD-NAME-AS-SENT] expected the stored name (fresh operation 3) to be "
+               f"'  {got}  '; got '{got}' (first difference at character 0)")
+    lines = console_summary({"requirements": [
+        {"id": "CARD-NAME-AS-SENT", "level": "SHOULD", "status": "failed", "title": "t",
+         "message": "", "failures": [{"message": message}]}], "tests": []})
+    shown = lines[2:]
+    assert len(shown) > 1 and all(len(line) <= 100 for line in shown)
+    assert all(line.startswith(" " * 9) for line in shown)
+    assert "".join(line[9:] for line in shown) == message  # nothing cut, nothing dropped
+    assert "…" not in "".join(shown)

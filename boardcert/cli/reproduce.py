@@ -36,7 +36,8 @@ def cmd_reproduce(args: argparse.Namespace, extra: list[str]) -> int:
         error("--base-url is required: the report names no server")
         return EXIT_USAGE
     if not key:
-        error(f"--api-key (or {KEY_VARIABLE}) is required: the script sends the key")
+        error(f"--api-key (or {KEY_VARIABLE}) is required: the script sends the key (the "
+              f"server is {base_url})")
         return EXIT_USAGE
     with tempfile.TemporaryDirectory(prefix="boardcert-reproduce-") as directory:
         path = Path(directory) / script.script_name(test["nodeid"])
@@ -59,8 +60,12 @@ def cmd_cleanup(args: argparse.Namespace, extra: list[str]) -> int:
         return EXIT_OK
     key = args.api_key or os.environ.get(KEY_VARIABLE, "")
     base_url = args.base_url or os.environ.get(URL_VARIABLE) or report["target"]["base_url"]
-    if not base_url or not key:
-        error(f"--base-url and --api-key (or {KEY_VARIABLE}) are required")
+    if not base_url:
+        error("--base-url is required: the report names no server")
+        return EXIT_USAGE
+    if not key:
+        error(f"--api-key (or {KEY_VARIABLE}) is required: the deletes send the key (the "
+              f"server is the report's, {base_url}; --base-url names another)")
         return EXIT_USAGE
     left, silent = 0, 0
     for resource in kept:

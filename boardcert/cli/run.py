@@ -191,6 +191,7 @@ def output_directory(given: str | None) -> Path:
         held = [name for name in REPORT_FILES if (path / name).exists()]
         if held:  # a new run's allure results would mix with the old ones
             raise ConfigError(f"--output {given}: already holds a report ({', '.join(held)})")
+        check_writable(path, f"--output {given}")
         return path
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     path, n = Path("reports") / stamp, 1
@@ -198,3 +199,23 @@ def output_directory(given: str | None) -> Path:
         n += 1
         path = Path("reports") / f"{stamp}-{n}"
     return path
+
+
+def check_writable(path: Path, flag: str) -> None:
+    """That the run can make `path` and write in it, tried before any test (a directory it
+    made for the trial is removed again: a run stopped by the preflight leaves nothing)."""
+    made: list[Path] = []
+    try:
+        for directory in [*reversed(path.parents), path]:
+            if not directory.exists():
+                directory.mkdir()
+                made.append(directory)
+        probe = path / f".boardcert-{os.getpid()}"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise ConfigError(f"{flag}: cannot write reports there ({exc.strerror or exc})"
+                          ) from None
+    finally:
+        for directory in reversed(made):
+            directory.rmdir()

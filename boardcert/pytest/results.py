@@ -13,6 +13,7 @@ too; Ctrl-C; --maxfail) writes one whose verdict is incomplete, with the reason.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
@@ -244,17 +245,12 @@ def console_summary(report: dict[str, Any]) -> list[str]:
         lines.append(f"  {req['level']:6} {req['id']}: {count} failing "
                      f"test{'s' * (count != 1)} ({req['title']})")
         first = (req["failures"][0]["message"] if req["failures"] else req["message"] or "")
-        if first.strip():
-            lines.append(f"         {_first_line(first)}")
+        if first.strip():  # whole, wrapped: what was expected and what came back
+            lines += _wrapped(_first_line(first, MESSAGE_MAX))
     some = [r for r in report["requirements"] if r["id"] in partly.of(report["requirements"])]
-    if some:
+    if some:  # one line: which cases, and why, is the reports' to say
         lines.append(f"{len(some)} requirement{'s' * (len(some) != 1)} passed but "
-                     f"{partly.LABEL} (some of its cases were not: the reports list them):")
-    for req in some:
-        more = len(req["partly_assessed"]) - 1
-        lines.append(f"  {req['level']:6} {req['id']}: "
-                     f"{_first_line(req['partly_assessed'][0], 90)}"
-                     + (f" (and {more} more)" if more else ""))
+                     f"{partly.LABEL} (some of their cases were not; the reports list them)")
     errors = Counter(_first_line(t["message"]) for t in report["tests"]
                      if t["outcome"] == "error")
     if errors:
@@ -263,6 +259,28 @@ def console_summary(report: dict[str, Any]) -> list[str]:
         lines += [f"  {n:4} x {message}" for message, n in errors.most_common(ERRORS_SHOWN)]
         if len(errors) > ERRORS_SHOWN:
             lines.append(f"  and {len(errors) - ERRORS_SHOWN} other errors")
+    return lines
+
+
+WIDTH = 100  # the console's lines of a failure's message, wrapped
+MESSAGE_MAX = 2000  # characters of a failure's first line on the console (the reports: all)
+
+
+QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")  # a value as repr shows it
+
+
+def _wrapped(text: str, indent: int = 9) -> list[str]:
+    """Text in lines of at most WIDTH characters, broken after a space outside a quoted
+    value where there is one late enough, else anywhere; nothing dropped or changed (the
+    lines, their indent taken off, join to the text again)."""
+    room, lines = WIDTH - indent, []
+    while text:
+        inside = {i for m in QUOTED.finditer(text) for i in range(m.start(), m.end())}
+        spaces = [i for i in range(min(room, len(text))) if text[i] == " " and i not in inside]
+        cut = len(text) if len(text) <= room else \
+            spaces[-1] + 1 if spaces and spaces[-1] > room // 2 else room
+        lines.append(" " * indent + text[:cut])
+        text = text[cut:]
     return lines
 
 

@@ -156,9 +156,10 @@ def json_type(value):
             type(None): ["null"], list: ["array"], dict: ["object"]}.get(type(value), [])
 
 
-def short(value, limit=120):
-    text = value if isinstance(value, str) else \
-        json.dumps(value, ensure_ascii=False, default=lambda o: type(o).__name__)
+def short(value, limit=600):
+    """A value as JSON (a string quoted, so that surrounding whitespace shows), cut past
+    `limit` characters."""
+    text = json.dumps(value, ensure_ascii=False, default=lambda o: type(o).__name__)
     return text if len(text) <= limit else f"{text[:limit]}… ({len(text)} characters)"
 
 

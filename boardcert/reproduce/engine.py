@@ -300,8 +300,11 @@ class Replay:
             self.remember(step["cleanup"], out)
         if step.get("capture") and not step.get("shown") and \
                 not 200 <= (answer.status or 0) < 300:
+            key = f"; a {answer.status} to a request with the key: is the key right? (" \
+                  "BOARDCERT_API_KEY; boardcert reproduce --api-key)" \
+                if step["key"] == "***" and answer.status in (401, 403) else ""
             return f"!step {i + 1} ({step['label']}) got {answer.describe()}: what the " \
-                   "failing request needs could not be made"
+                   f"failing request needs could not be made{key}"
         return unjudged
 
     def remember(self, cleanup, out):

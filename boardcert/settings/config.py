@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -167,9 +168,17 @@ def _placeholders(data: dict[str, Any]) -> Iterator[tuple[str, str]]:
 def _describe(error: jsonschema.ValidationError) -> str:
     key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
     if error.validator == "additionalProperties":
-        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        return f"unknown key {', '.join(extra)} under {key}"
+        known = list(error.schema.get("properties", {}))
+        extra = sorted(set(error.instance) - set(known))
+        return f"unknown key {', '.join(_meant(name, known) for name in extra)} under {key}"
     return f"key {key}: {error.message}"
+
+
+def _meant(name: str, known: list[str]) -> str:
+    """An unknown key, and the known one it is most likely a typo of (as a mistyped flag
+    gets the closest flag named)."""
+    near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+    return f"{name} (did you mean {near[0]}?)" if near else name
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,13 @@ anew (it must exit 1: reproduced) and against the reference server (it must exit
 condition that failed now holds there).
 
     python benchmarks/reproduction.py [--only NAME ...] [--full] [--budget B] [--jobs 2]
-                                      [--scripts-each N] [--output results.json]
+                                      [--scripts-each N] [--sample N] [--output results.json]
 
 Prints one line per fault (its scripts by (exit on the fault, exit on the reference)), then the
 scripts by the kind of test that failed (explicit, property, stateful) and by the kinds of
 condition their recipes judge (boardcert.interface.conditions; "answer" alone: the failure said
 no more than its answer), and the totals; a script that exits otherwise is named with the last
-lines it printed. --scripts-each N runs at most N scripts of a fault's explicit tests (all of
-its property and stateful ones).
+lines it printed. --scripts-each N runs at most N scripts of each kind of test per fault.
 """
 
 from __future__ import annotations
@@ -40,9 +39,13 @@ from boardcert.reproduce import script  # noqa: E402
 KEY = "bench-" + secrets.token_urlsafe(12)
 
 
+STATEFUL = ("test_properties.py::TestBoardWorkflow", "test_board_model.py::")  # sequences
+
+
 def kind_of(nodeid: str) -> str:
-    """explicit, property (a generated request of one operation) or stateful (a sequence)."""
-    if "test_properties.py::TestBoardWorkflow" in nodeid:
+    """explicit, property (a generated request of one operation) or stateful (a sequence:
+    schemathesis's along the links, or the board model's writes)."""
+    if any(part in nodeid for part in STATEFUL):
         return "stateful"
     return "property" if "test_properties.py::" in nodeid else "explicit"
 
@@ -64,10 +67,10 @@ def scripts_of(variant: Variant, directory: Path, full: bool, budget: str,
               "conditions": condition_kinds(t["reproduction"]),
               "path": directory / "report" / script.relative_path(t["nodeid"])}
              for t in report["tests"] if t.get("reproduction")]
-    explicit = [s for s in found if s["kind"] == "explicit"]
-    if each is not None and len(explicit) > each:
-        found = [s for s in found if s["kind"] != "explicit"] + explicit[:each]
-    return found
+    if each is None:
+        return found
+    return [s for kind in ("explicit", "property", "stateful")
+            for s in [s for s in found if s["kind"] == kind][:each]]
 
 
 def exits(variant: Variant, scripts: list[dict[str, Any]]) -> dict[str, tuple[int, str]]:
@@ -109,13 +112,15 @@ def tally(results: list[dict[str, Any]], key: str) -> dict[str, Counter[str]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--sample", type=int, default=None,
+                        help="every Nth fault of the catalogue (a spread sample)")
     parser.add_argument("--full", action="store_true", help="run the whole suite per fault")
     parser.add_argument("--budget", default="quick")
     parser.add_argument("--scripts-each", type=int, default=None)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--output")
     args = parser.parse_args()
-    chosen = [v for v in FAULTS if not args.only or v.name in args.only]
+    chosen = [v for v in FAULTS if not args.only or v.name in args.only][::args.sample or 1]
     with tempfile.TemporaryDirectory() as root, ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(lambda v: judge(v, Path(root), args), chosen))
     for r in results:

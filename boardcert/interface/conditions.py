@@ -23,11 +23,15 @@ answer (`on`: the Exchange itself, until boardcert.reproduce.recipe turns it int
                 own between two readings): "a rejected request changes nothing"
     listed      a creation of `made` answered 2xx whose name (`names`, in the same order) the
                 reading does not show: "what was created is there afterwards"
-    answer      the answer is the failing run's (status and body, ids and names aside)
+    answer      the failing run's answer (status and body), for a failure that says no
+                more: shown again beside the new one (ids, names and times aside), never
+                judged, since what failed in it is not known
     no-answer   no usable answer (none in time, a broken connection, a body over the cap)
 
-A reproduction says "reproduced" when any of its conditions holds. This module imports nothing
-from boardcert: checks anywhere may use it."""
+A reproduction says "reproduced" when any of its conditions holds, and "not reproduced" only
+when each was judged again and none holds: the condition that failed now holds as the interface
+wants it, nothing else (a server may answer with other ids, names, times, extra fields). This
+module imports nothing from boardcert: checks anywhere may use it."""
 
 from __future__ import annotations
 

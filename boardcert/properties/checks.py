@@ -16,6 +16,7 @@ from schemathesis.core.failures import ServerError
 from boardcert.errors import ExchangeError
 from boardcert.http.api import card_names
 from boardcert.http.client import Client, Exchange
+from boardcert.interface import conditions as when
 from boardcert.interface import spec
 from boardcert.properties.schema import EXACT_BODY_OP, operation_number
 from boardcert.properties.sending import resend
@@ -66,11 +67,14 @@ from boardcert.suite.board import unique
 
 class CheckFailed(AssertionError):
     """A boardcert check's failure, naming the check (schemathesis keeps the exception on its
-    CustomFailure: the judge reads the name there, not in the failure's title)."""
+    CustomFailure: the judge reads the name there, not in the failure's title), and what makes
+    it (boardcert.interface.conditions), which a reproduction judges again."""
 
-    def __init__(self, check: str, message: str) -> None:
+    def __init__(self, check: str, message: str,
+                 conditions: list[when.Condition] | None = None) -> None:
         super().__init__(message)
         self.check = check
+        self.conditions = conditions or []
 
 
 def _register(check: checks.Check) -> Callable[..., None]:
@@ -162,7 +166,8 @@ def name_as_sent(client: Client) -> Callable[..., None]:
         if isinstance(answered, dict) and isinstance(answered.get("name"), str) \
                 and answered["name"] != sent:
             raise CheckFailed(NAME_CHECK, f"op 16 answered the name "
-                              f"{_differs(answered['name'], sent)}")
+                              f"{_differs(answered['name'], sent)}",
+                              _exchanged(response, lambda x: [when.value(x, ["name"], sent)]))
         path = case.path_parameters or {}
         try:
             reading = client.request("GET", spec.operation(3).path.format(
@@ -173,11 +178,32 @@ def name_as_sent(client: Client) -> Callable[..., None]:
         if reading.status == 200 and isinstance(stored, str) and stored != sent:
             check.readings[id(response)] = reading  # type: ignore[attr-defined]
             raise CheckFailed(NAME_CHECK, f"a fresh op 3 lists the card's name as "
-                              f"{_differs(stored, sent)}")
+                              f"{_differs(stored, sent)}",
+                              _stored_name(reading, str(path.get("cardId")), sent))
 
     check.__name__ = check.__qualname__ = NAME_CHECK
     check.readings = {}  # type: ignore[attr-defined]  # id(response) -> the fresh op 3
     return check
+
+
+def _exchanged(response: Any, make: Callable[[Exchange], list[when.Condition]]
+               ) -> list[when.Condition]:
+    """Conditions on the exchange an answer came from (none when it has none)."""
+    exchange = getattr(response, "exchange", None)
+    return make(exchange) if exchange is not None else []
+
+
+def _stored_name(reading: Exchange, card_id: str, sent: str) -> list[when.Condition]:
+    """A fresh op 3 still lists the card under another name than the one sent: the value at
+    its record in the Project's `cards` is not `sent`."""
+    try:
+        cards = reading.json().get("cards")
+    except (ValueError, AttributeError):
+        return []
+    found = when.locate(cards, card_id)
+    if not found or found[-1] != "id":
+        return []
+    return [when.value(reading, ["cards", *found[:-1], "name"], sent)]
 
 
 def _differs(got: str, sent: str) -> str:
@@ -205,7 +231,7 @@ def json_payload(ctx: Any, response: Any, case: Any) -> None:
     except (ValueError, RecursionError):
         kind = response.headers.get("content-type", ["no content type"])[0]
         raise CheckFailed(JSON_CHECK, f"the body ({kind}) is not JSON: All payloads are "
-                          "JSON") from None
+                          "JSON", _exchanged(response, lambda x: [when.not_json(x)])) from None
 
 
 JSON_CHECK = "boardcert_json_payload"

@@ -34,6 +34,7 @@ from boardcert.reproduce.answers import (  # a script has them above: this impor
 PASSES, REPRODUCED, USAGE, UNFINISHED = 0, 1, 2, 3
 TEMPLATE, LONG = "$boardcert", "$boardcert-long"
 SHOWN = 2000  # characters of a failing request's answer printed
+NEITHER = " (the failure named no condition of its own: its answer proves neither way)"
 STATUS = {"200": lambda s: s == 200, "2xx": lambda s: 200 <= s < 300,
           "4xx": lambda s: 400 <= s < 500, "not 5xx": lambda s: s < 500}
 
@@ -48,6 +49,7 @@ class Replay:
                       for ref, n in recipe["names"].items()}
         self.made = []  # (method, target) to delete, oldest first
         self.answers = {}  # step index -> its answer
+        self.judged = 0  # conditions judged (held or not)
 
     def fill(self, parts):
         out = []
@@ -222,26 +224,31 @@ class Replay:
             (f"; lost: {', '.join(lost)}" if lost else "")
 
     def same_answer(self, recorded, answer):
-        """Whether this is the failing run's answer again (ids, names and times aside)."""
+        """A failure that named no condition of its own, only its answer: whether the answer
+        is the failing run's again (ids, names and times aside) is shown, never judged (None):
+        what failed in it is not known, and a time or a name may be just what did."""
         if answer.status != recorded["status"]:
-            return False, f"status {answer.status} (the failing run got {recorded['status']})"
+            return None, f"status {answer.status} (the failing run got " \
+                         f"{recorded['status']}){NEITHER}"
         if recorded.get("cut"):
-            return True, f"status {answer.status}, as in the failing run (its body is too " \
-                         "large to compare)"
+            return None, f"status {answer.status}, as in the failing run (its body is too " \
+                         f"large to compare){NEITHER}"
         text = answer.body.decode("utf-8", "replace")
         if "digest" in recorded or "text" in recorded:
             again = Long(*recorded["digest"]).matches(text) if "digest" in recorded else \
                 text == self.fill(recorded["text"])
-            return again, f"status {answer.status}, {'the same' if again else 'another'} body"
+            return None, f"status {answer.status}, {'the same' if again else 'another'} " \
+                         f"body{NEITHER}"
         try:
             body = json.loads(text) if text.strip() else None
         except ValueError:
-            return False, f"status {answer.status}, a body that is not JSON this time"
+            return None, f"status {answer.status}, a body that is not JSON this time{NEITHER}"
         found = differences(self.resolve(recorded["json"]), body)
         if found:
-            return False, f"status {answer.status}, the body differs from the failing " \
-                          f"run's at {', '.join(found[:5])}"
-        return True, f"the failing run's answer again (status {answer.status})"
+            return None, f"status {answer.status}, the body differs from the failing " \
+                         f"run's at {', '.join(found[:5])}{NEITHER}"
+        return None, f"the failing run's answer again, ids, names and times aside (status " \
+                     f"{answer.status}){NEITHER}"
 
     def run(self, out):
         steps, n = self.recipe["steps"], 0
@@ -291,6 +298,7 @@ class Replay:
             holds, what = self.judge(condition, answer, readings)
             out(f"      {'FAILS' if holds else 'passes' if holds is False else 'unjudged'}"
                 f": {what}")
+            self.judged += holds is not None
             if holds:
                 held.append(f"step {i + 1}: {what}")
             elif holds is None:
@@ -345,6 +353,8 @@ def main(recipe, argv=None, out=print):
     if held:
         out(f"REPRODUCED: the failure is still there ({held[0]})")
         return REPRODUCED
+    if not unfinished and not replay.judged:
+        unfinished = "no condition of the failure could be judged on these answers"
     if unfinished:
         out(f"NOT FINISHED: {unfinished}")
         return UNFINISHED

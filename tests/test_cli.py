@@ -142,11 +142,11 @@ def test_a_key_with_no_target_is_a_usage_error(tmp_path, capsys):
 
 def test_every_output_names_the_bundled_reference_server(tmp_path):
     """No target, a key in the environment only: the console says the key is ignored, and
-    the console's last verdict line, the summary, compliance.md and .html, Allure and the
-    attestation all say the bundled reference server was certified (never its loopback URL
-    alone, which names nothing of the user's)."""
+    the console's last verdict line, the summary, compliance.md and .html, Allure, the
+    attestation, `verify` of the bundle and `diff` all say the bundled reference server was
+    certified (never its loopback URL alone, which names nothing of the user's)."""
     out = tmp_path / "reports"
-    result = boardcert("run", "--output", str(out), "--", "suites/test_users.py",
+    result = boardcert("run", "--output", str(out), "--bundle", "--", "suites/test_users.py",
                        env={"BOARDCERT_API_KEY": KEY})
     console = result.stdout + result.stderr
     assert "boardcert: note: BOARDCERT_API_KEY is ignored: no --base-url (nor " \
@@ -162,6 +162,11 @@ def test_every_output_names_the_bundled_reference_server(tmp_path):
     statement = json.loads(base64.b64decode(json.loads(
         (out / "attestations" / "test-result.intoto.json").read_text())["payload"]))
     assert "127.0.0.1" not in json.dumps(statement)
+    verified = boardcert("verify", str(out / "certification.zip"))
+    assert "for the bundled reference server, run " in verified.stdout, verified.stdout
+    compared = boardcert("diff", str(out), str(out))
+    assert "the bundled reference server" in compared.stdout and "127.0.0.1" not in \
+        compared.stdout, compared.stdout
     assert leaks(out, result.stdout, result.stderr) == []
 
 

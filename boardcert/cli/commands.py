@@ -116,7 +116,9 @@ def _verify_attestation(path: Path, public_key: str | None, subjects: list[Any])
 
 
 def _where(target: dict[str, Any]) -> str:
-    return target.get("base_url") or "the bundled reference server"
+    if target.get("reference_server"):  # its loopback URL names nothing of the user's
+        return "the bundled reference server"
+    return target.get("base_url") or "a target not recorded"
 
 
 def cmd_diff(args: argparse.Namespace, extra: list[str]) -> int:

@@ -297,8 +297,8 @@ def _passed(report: dict[str, Any], level: str) -> str:
 
 def _run_line(report: dict[str, Any]) -> str:
     target = report.get("target") or {}
-    where = target.get("base_url") or ("the reference server" if target.get(
-        "reference_server") else "target not recorded")
+    where = "the bundled reference server" if target.get("reference_server") else \
+        target.get("base_url") or "target not recorded"
     return f"{report['verdict']}, {where}, started {report.get('started', '?')}"
 
 
@@ -306,7 +306,8 @@ def _brief(part: Any) -> str:
     if not isinstance(part, dict):
         return str(part)
     if "base_url" in part:
-        return str(part.get("base_url") or "the reference server")
+        return "the bundled reference server" if part.get("reference_server") else \
+            str(part.get("base_url") or "target not recorded")
     if "version" in part:
         return f"{part.get('name', '')} {part['version']}".strip()
     return str(part.get("name", part))

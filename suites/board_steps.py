@@ -45,8 +45,7 @@ class Steps:
         status = exchange.status or 0
         done = act() if status == 200 else self.model.refused(self.op, status)
         try:
-            self.oracle.check(done, exchange if status == 200 else None, project, card,
-                              confirm=False)
+            self.oracle.check(done, exchange, project, card, confirm=False)
         except Violation as exc:
             steps = "\n".join(f"  {n}. op {a.op} {a.said}"
                               for n, a in enumerate(self.model.acts, 1))

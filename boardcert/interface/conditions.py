@@ -16,6 +16,10 @@ answer (`on`: the Exchange itself, until boardcert.reproduce.recipe turns it int
     value       the value at `at` is not `want` (or is missing)
     order       the ids of the list at `at` (items that are ids or records with one), those
                 of `want` among them, are not in `want`'s order
+    mentions    a string equal to `value` occurs in what is at `at` (a plugin still attached,
+                a deleted datum still answered)
+    lacks       no string equal to `value` occurs in what is at `at` (an entry gone)
+    longer      the list at `at` has more than `than` items (something nobody created)
     same-value  the value at `at` is still `value`
     same-as     the value at `at` is the one at `at` of an earlier answer (`as`: its
                 exchange), read `pause` seconds or more before the requests in between
@@ -76,6 +80,18 @@ def value(exchange: Any, at: Path, want: Any) -> Condition:
 
 def order(exchange: Any, at: Path, want: list[str]) -> Condition:
     return {"kind": "order", "on": exchange, "at": list(at), "want": list(want)}
+
+
+def mentions(exchange: Any, at: Path, value: str) -> Condition:
+    return {"kind": "mentions", "on": exchange, "at": list(at), "value": value}
+
+
+def lacks(exchange: Any, at: Path, value: str) -> Condition:
+    return {"kind": "lacks", "on": exchange, "at": list(at), "value": value}
+
+
+def longer(exchange: Any, at: Path, than: int) -> Condition:
+    return {"kind": "longer", "on": exchange, "at": list(at), "than": than}
 
 
 def same_value(exchange: Any, at: Path, found: Any) -> Condition:

@@ -163,24 +163,43 @@ def said(board: Board, found: list[Difference]) -> str:
         for same in grouped.values())
 
 
-def condition(d: Difference) -> when.Condition:
-    """What makes the difference, on the reading that showed it."""
-    exchange, at = d.sight.exchange, d.sight.at.get(d.fact, [])
-    kind = d.fact[0]
-    if kind in PRESENCE and at:
-        return when.missing(exchange, at) if d.expected else when.present(exchange, at)
+def conditions(d: Difference) -> list[when.Condition]:
+    """What makes the difference, on the reading that showed it (boardcert.interface
+    .conditions: a reproduction judges them again, with its own ids and names)."""
+    exchange, at, kind = d.sight.exchange, d.sight.at.get(d.fact, []), d.fact[0]
+    if exchange is None:
+        return []
+    if kind == "project" or kind == "data" and not 200 <= (exchange.status or 0) < 300:
+        return [when.status(exchange, "200" if d.expected is not False else "4xx")
+                if d.expected is not ABSENT else when.status_was(exchange)]
+    if kind in PRESENCE:  # the id named, or not, in the list (or record) that holds it
+        held = at if kind in ("column", "plugin") else at[:-1]
+        return [(when.lacks if d.expected else when.mentions)(exchange, held, d.fact[-1])]
     if kind in ORDERS:
-        return when.order(exchange, at, [i for i in d.expected if i in set(d.seen)])
-    if kind in ("row-name", "column-name", "card-name", "project-name") and at:
-        return when.value(exchange, at, d.expected)
-    return when.answer(exchange)
+        return [when.order(exchange, at, [i for i in d.expected if i in set(d.seen)])]
+    if kind in NAMES:
+        return [when.value(exchange, at, d.expected)]
+    if kind in ("metadata", "data"):
+        if d.expected is ABSENT:
+            return [when.status_was(exchange) if kind == "data" else
+                    when.mentions(exchange, at, d.seen)]
+        return [when.lacks(exchange, at, d.expected)]
+    if kind == "card-columns":
+        return [*(when.lacks(exchange, at, c) for c in d.expected if c not in d.seen),
+                *(when.mentions(exchange, at, c) for c in d.seen if c not in d.expected
+                  and not isinstance(d.expected, AtLeast)),
+                *(when.value(exchange, [*at, {"id": c}, "name"], name)
+                  for c, name in d.expected.items() if c in d.seen and d.seen[c] != name)]
+    if kind.startswith("extra-"):
+        return [when.longer(exchange, at, d.sight.counts.get(d.fact, 0) - len(d.seen))]
+    return [when.answer(exchange)]
 
 
-def failure(board: Board, act: Act, found: list[Difference]) -> Violation:
+def failure(board: Board, act: Act, found: list[Difference], write: Any = None) -> Violation:
     """One Violation for a write's differences: the requirements they break (the addressed
-    one first), what the write did, what differs, the readings as evidence."""
+    one first), what the write did, what differs; the write and the readings as evidence."""
     blamed = sorted({d.requirement for d in found}, key=lambda r: (r == OTHERS, r))
-    exchanges = list({id(d.sight.exchange): d.sight.exchange for d in found
-                      if d.sight.exchange is not None}.values())
+    exchanges = list({id(x): x for x in [write, *(d.sight.exchange for d in found)]
+                      if x is not None}.values())
     return Violation(f"[{blamed[0]}] op {act.op} {act.said}: {said(board, found)}", blamed,
-                     exchanges, [condition(d) for d in found])
+                     exchanges, [c for d in found for c in conditions(d)])

@@ -36,10 +36,13 @@ class Sight:
     exchange: Exchange | None
     seen: dict[Fact, Any] = field(default_factory=dict)
     at: dict[Fact, Path] = field(default_factory=dict)
+    counts: dict[Fact, int] = field(default_factory=dict)  # the items of a list with extras
 
-    def put(self, fact: Fact, value: Any, path: Path) -> None:
+    def put(self, fact: Fact, value: Any, path: Path, count: int | None = None) -> None:
         self.seen[fact] = value
         self.at[fact] = path
+        if count is not None:
+            self.counts[fact] = count
 
 
 def _json(exchange: Exchange) -> Any:
@@ -119,11 +122,11 @@ def rows_sight(sight: Sight, rows: Any, project: Project, board: Board,
     known = {r.id for r in project.rows} | set(gone_rows)
     listed = [i for i in map(_id, rows) if i is not None]
     sight.put(("rows", project.id), [i for i in listed if i in known], path)
-    sight.put(("extra-rows", project.id), set(listed) - project.known(), path)
+    sight.put(("extra-rows", project.id), set(listed) - project.known(), path, len(listed))
     records = {_id(r): r for r in rows if isinstance(r, dict) and _id(r) is not None}
     for row_id in known:
         step = [*path, {"id": row_id}]
-        sight.put(("row", project.id, row_id), row_id in listed, step)
+        sight.put(("row", project.id, row_id), row_id in listed, step)  # in `path` (rows)
         row = next((r for r in project.rows if r.id == row_id), None)
         record = records.get(row_id)
         if row is None or record is None:
@@ -143,9 +146,8 @@ def rows_sight(sight: Sight, rows: Any, project: Project, board: Board,
         return  # this reading shows no column at all: it says nothing of them
     for column_id, (row_id, name) in columns.items():
         where = found.get(column_id)
-        step = where[2] if where else [*path, {"id": row_id}]
-        sight.put(("column", project.id, row_id, column_id),
-                  where is not None and where[0] == row_id, step)
+        sight.put(("column", project.id, row_id, column_id),  # in its row's record
+                  where is not None and where[0] == row_id, [*path, {"id": row_id}])
         if where is not None and name is not None:
             shown, key = _named(where[1], name)
             if shown is not None:
@@ -158,7 +160,8 @@ def rows_sight(sight: Sight, rows: Any, project: Project, board: Board,
         if order is not None:
             sight.put(("columns", project.id, row.id), *order)
             shown = _listed(record, order[1][len(path) + 1:])
-            sight.put(("extra-columns", project.id, row.id), shown - project.known(), order[1])
+            sight.put(("extra-columns", project.id, row.id), shown - project.known(), order[1],
+                      len(shown))
 
 
 def card_sight(sight: Sight, record: Any, project: Project, card_id: str, path: Path,
@@ -179,9 +182,8 @@ def card_sight(sight: Sight, record: Any, project: Project, card_id: str, path: 
             value = card.metadata.get(key, ABSENT)
             sought = card.values.get(key, project.keys[key]) if value is ABSENT else value
             entry = _entry(entries, key, sought, id_is_key)
-            at = [*path, "metadata", {"id": entry["id"]} if entry and _id(entry) else key]
             sight.put(("metadata", project.id, card_id, key),
-                      ABSENT if entry is None else entry.get("value"), at)
+                      ABSENT if entry is None else entry.get("value"), [*path, "metadata"])
 
 
 def _entry(entries: list[Any], key: str, value: Any, id_is_key: bool) -> dict[str, Any] | None:
@@ -210,7 +212,8 @@ def project_sight(sight: Sight, body: Any, project: Project, board: Board,
         sight.put(("cards-order", project.id), [i for i in listed if i in project.cards],
                   ["cards"])
         sight.put(("extra-cards", project.id),
-                  {i for i in listed if i is not None} - project.known(), ["cards"])
+                  {i for i in listed if i is not None} - project.known(), ["cards"],
+                  len(listed))
         for card_id in project.cards:
             sight.put(("card", project.id, card_id), card_id in listed,
                       ["cards", {"id": card_id}])

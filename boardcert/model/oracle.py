@@ -68,14 +68,14 @@ class Oracle:
         if confirm:
             self.confirm(act)
         sights = self.look()
-        if exchange is not None and project_id is not None:
+        if exchange is not None and project_id is not None and exchange.status == 200:
             answer = self.observer.answer(self.board, number or act.op, exchange, project_id,
                                           card_id)
             sights = ([answer] if answer is not None else []) + sights
         self._first_seen(sights, act.allows)
         found = differences(self.board, sights, act, self.vision)
         if found:
-            violation = failure(self.board, act, found)
+            violation = failure(self.board, act, found, exchange)
             violation.last = last
             raise violation
         self.vision.update(self.board, sights)

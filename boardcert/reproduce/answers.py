@@ -119,6 +119,15 @@ def at(body, path):
     return body, True
 
 
+def mentioned(value, wanted):
+    """Whether a string equal to `wanted` occurs anywhere in a JSON value (keys included)."""
+    if isinstance(value, dict):
+        return any(same(wanted, k) or mentioned(v, wanted) for k, v in value.items())
+    if isinstance(value, list):
+        return any(mentioned(v, wanted) for v in value)
+    return isinstance(value, (str, int)) and same(wanted, value)
+
+
 def same(a, b):
     """Equal as JSON, an id's number equal to its text, any two timestamps alike."""
     if isinstance(a, Anything):

@@ -25,6 +25,7 @@ from boardcert.reproduce.answers import (  # a script has them above: this impor
     changed,
     differences,
     json_type,
+    mentioned,
     request,
     same,
     search,
@@ -196,6 +197,15 @@ class Replay:
             shown = [i for i in listed if any(same(w, i) for w in wanted)]
             return not (len(shown) == len(wanted) and all(map(same, wanted, shown))), \
                 f"{path} lists them in the order {short(shown)} ({short(wanted)} wanted)"
+        if kind in ("mentions", "lacks"):
+            wanted = self.resolve(condition["value"])
+            seen = found and mentioned(value, wanted)
+            return seen == (kind == "mentions"), \
+                f"{path} {'mentions' if seen else 'does not mention'} {short(wanted)}"
+        if kind == "longer":
+            count = len(value) if found and isinstance(value, list) else 0
+            return count > condition["than"], \
+                f"{path} has {count} items ({condition['than']} expected)"
         if kind == "value":
             wanted = self.resolve(condition["want"])
             return not (found and same(value, wanted)), \

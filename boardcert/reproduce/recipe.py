@@ -32,7 +32,7 @@ PATH_KINDS = {"projectId": "project", "rowId": "row", "columnId": "column", "car
               "organizationId": "organization"}
 NOT_MADE = frozenset({"pluginId"})  # the profile's, never an id an answer brought
 BODY_KINDS = frozenset({"missing", "present", "type", "value", "same-value", "same-as",
-                        "order"})
+                        "order", "mentions", "lacks", "longer"})
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
 MAX_STEPS = 60  # beyond: the scene's writes are left out; the failure and its ids' makers stay
 ANSWER_MAX = 20_000  # characters of an answer kept for the "answer" condition
@@ -270,7 +270,8 @@ class Builder:
         if "at" in out:  # a record's id in the path is this run's
             out["at"] = self.refs.template(out["at"])
         for key in ("want", "value"):
-            if key in out and condition["kind"] in ("value", "same-value", "order"):
+            if key in out and condition["kind"] in ("value", "same-value", "order", "mentions",
+                                                    "lacks"):
                 out[key] = self.refs.template(out[key])
         if condition["kind"] == "answer":
             out["answer"] = self.answer(condition["on"])

@@ -25,12 +25,18 @@ REQUIREMENT = "WRITE-ONLY-ADDRESSED"
 
 
 class Memory:
-    """What a server remembers across requests: the projects it has served (in the order it
-    first saw them) and the keys stored per plugin entity."""
+    """What a server remembers across requests: its projects (in the order it made or first
+    served them) and the keys stored per plugin entity."""
 
     def __init__(self) -> None:
         self.projects: list[str] = []
         self.keys: dict[tuple[str, str], list[str]] = {}
+
+    def made(self, request: Request, response: Response) -> None:
+        """A project op 2 made is the organization's, served or not."""
+        body = response.json() if request.op == 2 and response.status == 200 else None
+        if isinstance(body, dict) and str(body.get("id")) not in self.projects:
+            self.projects.append(str(body.get("id")))
 
     def saw(self, request: Request) -> None:
         project = request.params.get("projectId")
@@ -61,7 +67,9 @@ def instead(op: int, pick: Pick, answer_last: bool = True) -> Callable[[], Handl
         async def handler(request: Request, forward: Forward) -> Response:
             memory.saw(request)
             if request.op != op:
-                return await forward(request)
+                response = await forward(request)
+                memory.made(request, response)
+                return response
             project: dict[str, Any] = {}
             if "projectId" in request.params:
                 read = await read_project(request, forward)

@@ -26,7 +26,9 @@ def then(op: int, extra: Then) -> Callable[[], Handler]:
         async def handler(request: Request, forward: Forward) -> Response:
             memory.saw(request)
             if request.op != op:
-                return await forward(request)
+                response = await forward(request)
+                memory.made(request, response)
+                return response
             project: dict[str, Any] = {}
             if "projectId" in request.params:
                 read = await read_project(request, forward)

@@ -214,3 +214,24 @@ def test_concurrent_clients_are_all_judged(tmp_path):
         for thread in threads:
             thread.join(30)
     assert book.requests == 4 * 12 and book.errors == []
+
+
+def test_an_error_inside_boardcert_is_boardcert_s_and_the_traffic_goes_on(tmp_path,
+                                                                          monkeypatch):
+    """A judge that raises: the answer still reaches the client, both reports name the error
+    as boardcert's, and nothing is held against the client or the server for it."""
+    from boardcert.traffic import sent
+
+    def broken(seen, key=None):  # type: ignore[no-untyped-def]
+        raise RuntimeError("a bug in a judge")
+    monkeypatch.setattr(sent, "judge", broken)
+    with reference() as upstream, proxied(upstream) as (base_url, book):
+        assert httpx.get(f"{base_url}/users/me", headers={"X-API-Key": KEY}).status_code == 200
+    written = write(book, tmp_path, upstream, "proxy")
+    assert "RuntimeError: a bug in a judge" in written.client["boardcert_errors"][0]
+    assert written.compliance["boardcert_errors"][0]["test"] == "traffic::judging"
+    assert written.client["findings"] == [] and failed_requirements(written.compliance) == []
+
+
+def failed_requirements(report: dict) -> list[str]:
+    return [r["id"] for r in report["requirements"] if r["status"] == "failed"]

@@ -55,6 +55,10 @@ def _said(written: Written, strict: bool) -> int:
                   if r["status"] == "failed" and r["level"] in levels]
         print(f"boardcert: server: {compliance['verdict']}: {compliance['verdict_reason']}")
         failed = failed or bool(broken)
+    if client["boardcert_errors"]:
+        print(f"boardcert: {len(client['boardcert_errors'])} error(s) inside boardcert while "
+              "judging (a bug in boardcert, not the client's or the server's doing): "
+              f"{client['boardcert_errors'][0]}")
     names = ["client-compatibility.html"] + (["compliance.html"] if compliance else [])
     print(f"boardcert: wrote {', '.join(str(directory / n) for n in names)} and more "
           f"in {directory}")

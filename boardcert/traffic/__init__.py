@@ -19,5 +19,5 @@ junit.xml). The key is masked in every file written.
 
 from __future__ import annotations
 
-__all__ = ["book", "client_report", "compliance", "proxy", "rules", "seen", "serve", "vary",
-           "watch"]
+__all__ = ["answered", "boards", "book", "client_report", "compliance", "junit", "proxy",
+           "reports", "rules", "seen", "sent", "serve", "upstream", "varied", "vary", "watch"]

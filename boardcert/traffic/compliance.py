@@ -60,6 +60,9 @@ def build(book: Book, base_url: str, redactor: Redactor,
     run = Run(book.started, finished or datetime.now(UTC), base_url, False, PROFILE, None, {})
     built = report.build(found, run)
     built["source"] = SOURCE
+    built["boardcert_errors"] = [*built.get("boardcert_errors", []), *(
+        {"test": "traffic::judging", "error": error, "requirements": []}
+        for error in book.errors)]
     built["verdict_reason"] = f"From {book.requests} exchange{'s' * (book.requests != 1)} of " \
         f"traffic, not a certification: {built['verdict_reason']}"
     return built, found

@@ -309,7 +309,8 @@ def _is_the_card(body: Any, card_id: str | None, number: int, requirement: str,
     found = [problem for check, problem in checks.problems(number, body)
              if check.requirement != "CARD-PLUGINS-PROJECTS"]
     if found:
-        expect.fail(requirement, "a Card", exchange, got="; ".join(found))
+        expect.fail(requirement, "a Card", exchange, got="; ".join(found),
+                    conditions=[c for p in found for c in checks.conditions(p, exchange)])
     if card_id is not None:
         expect.equal(requirement, "the Card's id", card_id, str(body["id"]), exchange)
 

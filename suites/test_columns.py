@@ -94,7 +94,8 @@ def test_column_delete_answers_the_project(api, row_with_columns):
     found = [problem for _, problem in checks.problems(14, body)]
     if found:
         expect.fail("COLUMN-DELETE-RETURNS-PROJECT", "the updated Project", exchange,
-                    got="; ".join(found))
+                    got="; ".join(found),
+                    conditions=[c for p in found for c in checks.conditions(p, exchange)])
     expect.equal("COLUMN-DELETE-RETURNS-PROJECT", "the Project's id", project.id,
                  str(body["id"]), exchange)
 

@@ -209,7 +209,8 @@ def _is_the_project(body: Any, project_id: str, number: int, requirement: str,
                     exchange: Exchange) -> None:
     found = [problem for _, problem in checks.problems(number, body)]
     if found:
-        expect.fail(requirement, "the updated Project", exchange, got="; ".join(found))
+        expect.fail(requirement, "the updated Project", exchange, got="; ".join(found),
+                    conditions=[c for p in found for c in checks.conditions(p, exchange)])
     expect.equal(requirement, "the Project's id", project_id, str(body["id"]), exchange)
 
 

@@ -239,7 +239,8 @@ def _conditions(failure: Failure, exchange: Any, probe: Any) -> list[when.Condit
 
 
 def _schema_conditions(failure: Any, exchange: Any) -> list[when.Condition]:
-    """A schema error's conditions: the properties it misses, the type it wanted."""
+    """A schema error's conditions: the properties it misses, the type it wanted, the
+    removed property it holds."""
     keyword = list(failure.schema_path)[-1:] or [None]
     at, schema, instance = list(failure.instance_path), failure.schema, failure.instance
     if not isinstance(schema, dict):
@@ -249,6 +250,10 @@ def _schema_conditions(failure: Any, exchange: Any) -> list[when.Condition]:
                 if name not in instance]
     if keyword == ["type"] and "type" in schema:
         return [when.wrong_type(exchange, at, schema["type"])]
+    forbidden = schema.get("not")  # a removed property: not: {required: [...]}
+    if keyword == ["not"] and isinstance(forbidden, dict) and isinstance(instance, dict):
+        return [when.present(exchange, [*at, name]) for name in forbidden.get("required", [])
+                if name in instance]
     return []
 
 

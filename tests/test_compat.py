@@ -435,6 +435,23 @@ def test_an_internal_that_does_not_fit_takes_the_plain_way_named_in_the_run_fact
     assert compat_fallbacks.allure_reporter(None) is None
 
 
+def test_the_allure_check_leaves_the_running_test_alone():
+    """allure's reporters share their items within a thread: the check tries a reporter in a
+    thread of its own, so the running test stays the one boardcert labels (a check that left
+    its own test behind took every label off the tests after the first)."""
+    from allure_commons.model2 import TestResult
+    from allure_commons.reporter import AllureReporter
+
+    reporter, running = AllureReporter(), TestResult(uuid="running")
+    reporter.schedule_test("running", running)
+    try:
+        assert compat_fallbacks._allure_misfit() is None
+        assert reporter.get_test(None) is running
+        assert AllureReporter().get_test(None) is running  # shared, as allure-pytest's are
+    finally:
+        reporter.drop_test("running")
+
+
 def test_run_facts_name_no_fallback_when_everything_fits():
     """A run whose internals all fit records no `fallbacks` (reports stay as they were)."""
     from boardcert.settings import run_facts

@@ -215,9 +215,9 @@ def _conditions(failure: Failure, exchange: Any, probe: Any) -> list[when.Condit
     JSON, the key check's request answered without a 4xx, what boardcert's own check or the
     schema finds in the body, else the same answer again."""
     kind, name = compat.failure_kind(failure), _check_name(failure)
-    carried = getattr(getattr(failure, "exception", None), "conditions", None)
-    if carried:  # a boardcert check that said what makes its failure
-        return list(carried)
+    own_failure = failure.exception if kind == "CustomFailure" else None
+    if isinstance(own_failure, CheckFailed) and own_failure.conditions:
+        return list(own_failure.conditions)  # a boardcert check that said what makes it
     if kind in _STATUS_WANTED:
         return [when.status(exchange, _STATUS_WANTED[kind])]
     if kind in ("MalformedJson", "ContentDeserializationError"):

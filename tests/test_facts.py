@@ -105,16 +105,20 @@ def test_diff_with_a_report_of_an_older_version_says_not_recorded():
 
 def test_a_plain_pytest_run_records_its_options_without_the_key(pytester):
     """Run as plain pytest (no `boardcert run`), the report records pytest's own options with
-    --api-key's value dropped, and the budget and seed it used."""
+    --api-key's value dropped, and the budget and seed it used. (A key is given with its
+    target: a key with none is a usage error.)"""
     pytester.makepyfile("def test_x():\n    pass\n")
     result = pytester.runpytest_subprocess(
-        "-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--api-key", "SECRET-k3y",
-        "--budget", "7", "--report-dir", "out", "-q")
+        "-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--no-preflight",
+        "--base-url", "http://127.0.0.1:9", "--api-key", "SECRET-k3y", "--budget", "7",
+        "--report-dir", "out", "-q")
     assert result.ret == 0, result.stdout.str()
     found = report.load(pytester.path / "out")["run"]
     assert found["budget"] == "7" and found["seed"] == 20240618
-    assert found["options"][-10:] == ["-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider",
-                                      "--api-key", "--budget", "7", "--report-dir", "out", "-q"]
+    assert found["options"][-13:] == ["-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider",
+                                      "--no-preflight", "--base-url", "http://127.0.0.1:9",
+                                      "--api-key",
+                                      "--budget", "7", "--report-dir", "out", "-q"]
     assert "SECRET-k3y" not in json.dumps(found)
 
 

@@ -12,7 +12,7 @@ from functools import partial
 from typing import Any
 
 import pytest
-from auth_scene import KEEP_BOARD, KEYS, ME, READS, Call, Read, Scene, listed
+from auth_scene import KEEP_BOARD, KEYS, READS, Call, Read, Scene, listed
 
 from boardcert.for_suites import Exchange, expect, together
 
@@ -38,7 +38,8 @@ class BatchedScene(Scene):
         self.boards.tried.update(pairs)
         self.spare_boards()  # the board of the batch too
         with self.api.client.aside() as set_up:
-            calls = self.calls(pairs)
+            calls = {pair: call for pair, call in self.calls(pairs).items()
+                     if call.created_name is None}  # op 2's: one at a time (Scene.quiet)
         self.api.client.adopt(set_up)  # boards built for the calls: set-up of this test
         if len(calls) < 2:
             return
@@ -51,7 +52,7 @@ class BatchedScene(Scene):
         sent = together.gather(self.api.client, [
             partial(self.send, call, KEYS[variant](api_key))
             for (_, variant), call in calls.items()], lanes)
-        after = self.readings(reads + [ME] * any(c.created_name for c in calls.values()), lanes)
+        after = self.readings(reads, lanes)
         judged = [self.judge(call, done, before, after)  # each: op 2's project into the ledger
                   for call, done in zip(calls.values(), sent, strict=True)]
         if not all(judged) or not all(map(_answered, after.values())):
@@ -101,7 +102,7 @@ class BatchedScene(Scene):
             return None
         if not 400 <= (exchange.status or 0) < 500 or states[0] != states[1]:
             return None
-        rests_on = [("project", call.project_id), ME if call.created_name else None]
+        rests_on = [("project", call.project_id)]
         return expect.Outcome(exchange, *states), [
             *(x for what in before if what in rests_on for x in before[what].exchanges),
             *done.exchanges,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from contextlib import suppress
+from contextlib import AbstractContextManager, nullcontext, suppress
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -184,13 +184,14 @@ class Scene:
                 and together.in_flight(self.request.config) > 1:
             self.batch(api_key)
         if pair not in self.boards.outcomes:
-            self.keyless(number, variant, api_key)
-            for other in KEYS:  # the others of the operation too, so that its twin follows
-                if (number, other) not in self.boards.outcomes:  # them all (on one board)
-                    with suppress(Exception, pytest.skip.Exception, pytest.fail.Exception), \
-                            self.api.client.aside() as shown:
-                        self.keyless(number, other, api_key)
-                        self.boards.unadopted[(number, other)] = shown  # for its own test
+            with self.quiet(number):
+                self.keyless(number, variant, api_key)
+                for other in KEYS:  # the others of the operation too, so that its twin
+                    if (number, other) not in self.boards.outcomes:  # follows them all
+                        with suppress(Exception, pytest.skip.Exception, pytest.fail.Exception), \
+                                self.api.client.aside() as shown:
+                            self.keyless(number, other, api_key)
+                            self.boards.unadopted[(number, other)] = shown  # for its test
         self.api.client.adopt(self.boards.unadopted.pop(pair, []))
         return self.boards.outcomes[pair]
 
@@ -214,7 +215,7 @@ class Scene:
             api_key = self.api.client.target.api_key
             if any((number, variant) not in self.boards.outcomes for variant in KEYS):
                 self.without_key(number, next(iter(KEYS)), api_key)
-            with self.api.client.aside() as shown:
+            with self.api.client.aside() as shown, self.quiet(number):
                 call = listed(self, number)
                 exchange = self.send(call)
                 if self.adopt(call, exchange) and call.created_name:  # a project op 2 made
@@ -226,6 +227,12 @@ class Scene:
                     self.boards.spoil()
             self.boards.twins[number], self.boards.twins_shown[number] = exchange, shown
         return self.boards.twins[number]
+
+    def quiet(self, number: int) -> AbstractContextManager[None]:
+        """Op 2's requests and the op 1 that shows what they made, with the server to
+        themselves: op 1 shows the project last created or used, whoever used it (another
+        worker's request between them would hide it)."""
+        return together.alone(self.request.config) if number == 2 else nullcontext()
 
     def earned(self, number: int, what: str) -> None:
         """NotAssessed unless the twin with the key succeeded (with the profile's hint if it

@@ -23,7 +23,7 @@ import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -87,6 +87,9 @@ class Client:
     # use (send's auth, redirect, cookie and event-hook machinery cost a fifth of a request's
     # CPU, none of it used): the same bytes either way (tests/test_client_sending.py).
     dispatch: Callable[[httpx.Client, httpx.Request], httpx.Response] = staticmethod(send_plain)
+    # What each request passes through on its way (a pytest-xdist worker's: it waits while
+    # another worker has the server to itself, boardcert.pytest.quiet); None: nothing.
+    gate: Callable[[], AbstractContextManager[Any]] | None = None
 
     def __init__(self, target: Target, transport: httpx.BaseTransport | None = None) -> None:
         self.target = target
@@ -211,7 +214,12 @@ class Client:
                                         for k, v in request.headers.items()}
             if content is not None:
                 exchange.request_body = recorded_body(content, self.redactor)
-            self._exchange(request, exchange, started)
+            if self.gate is None:
+                self._exchange(request, exchange, started)
+            else:
+                with self.gate():  # the round trip counts from when it passed
+                    started = time.perf_counter()
+                    self._exchange(request, exchange, started)
         except _Failed as failed:
             exchange.failure, exchange.error = failed.failure, self.redact(str(failed))
         except httpx.TimeoutException as exc:

@@ -3,7 +3,8 @@ of the plugin modules that do the work.
 
 Loaded by the root conftest.py and by `boardcert run` (`-p boardcert.pytest.plugin`). The modules:
 `markers` (requirement markers, --read-only skips), `target` (the server under test, the
-reference server shared by xdist workers, the client), `cleanup` (the ledger, Ctrl-C),
+reference server shared by xdist workers, the client), `quiet` (under xdist, the server to one
+test for a moment), `cleanup` (the ledger, Ctrl-C),
 `fixtures` (api, factories, boards), `early` (set-ups made at the first test for tests that
 judge them late), `plan` (--plan), `reporters` (console header and summaries), then
 `failures`, `results`, `allure_results`, `junit` and `properties`; first of all the speed
@@ -21,9 +22,10 @@ from boardcert.pytest.stash import LEDGERS, LEFT_BEHIND, TARGET
 from boardcert.settings.options import add_to
 
 # Registered in this order; pytest calls the later ones' hooks first, so the five at the end
-# run theirs before those of the first eight (properties adds requirement markers before
+# run theirs before those of the first nine (properties adds requirement markers before
 # markers reads them; results writes before clean-up).
 pytest_plugins = ["boardcert.speed",  # first: freezes the heap before Hypothesis; optional
+                  "boardcert.pytest.quiet",  # under xdist: the server to one test for a moment
                   "boardcert.pytest.masked",  # the key masked in every file written, at the end
                   "boardcert.pytest.markers",  # requirement markers, --read-only skips
                   "boardcert.pytest.target",  # the server under test, its client, the preflight

@@ -17,6 +17,7 @@ from boardcert.errors import ConfigError, UnreachableError
 from boardcert.http import preflight
 from boardcert.http.client import Client, Exchange
 from boardcert.paths import SUITES
+from boardcert.pytest import quiet
 from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import CLIENT, LOG_START, PREFLIGHT_NOTES, TARGET, THROWAWAY
 from boardcert.settings.config import Target
@@ -104,6 +105,7 @@ def client(target: Target, request: pytest.FixtureRequest) -> Iterator[Client]:
     preflight already did, on the xdist controller before any test reaches a worker, or in
     `boardcert run` (Run.checked)."""
     client = Client(target)
+    client.gate = quiet.gate(request.config)
     request.config.stash[CLIENT] = client
     run = run_of(request.config)
     unchecked = not run.bundled and run.no_preflight and not run.checked

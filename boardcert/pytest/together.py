@@ -7,6 +7,9 @@ A suite names what is independent; how it is done is not its business:
   where it is needed;
 - `pending(item, wanted)`, `upcoming`, `pending_values`: the tests this process runs together
   with this one, from this one on (their cases): plain, this test alone;
+- `alone(config)`: a block whose requests are the only ones of the run the server gets (under
+  pytest-xdist the other workers wait: boardcert.pytest.quiet), for a reading that shows
+  whatever the server did last; in one process, nothing to do;
 - `between` and `Outcomes`: requests sent side by side between one reading before and one
   after, and the bookkeeping that keeps a batch's outcomes only when everything went as
   expected (else each case is made one at a time, so a fault gets the serial verdict and
@@ -21,6 +24,7 @@ at a time.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -104,6 +108,14 @@ def lanes(config: pytest.Config) -> Lanes:
 def in_flight(config: pytest.Config) -> int:
     """Requests a test process may have in flight at once (1: one at a time)."""
     return lanes(config).width
+
+
+def alone(config: pytest.Config) -> AbstractContextManager[None]:
+    """A block whose requests are the only ones of this run the server gets (the other
+    pytest-xdist workers wait; one process: nothing to do)."""
+    from boardcert.pytest import quiet  # a plugin module: imported by pytest first
+
+    return quiet.alone(config)
 
 
 def gather(client: Client, jobs: Sequence[Job[T]], lanes: Lanes) -> list[Done[T]]:

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 from urllib.parse import quote
 
 from boardcert.http.client import DEFAULT, Client, Exchange
 from boardcert.interface import spec
 from boardcert.settings.config import NotAssessed, Profile, ProfileBody
+
+# Independent requests side by side: given the jobs (each sends its requests and answers an
+# Exchange), each one's answer, or the exception it raised, and the exchanges it sent, kept
+# aside (Client.aside) for the caller to adopt; None where they go one at a time.
+SideBySide = Callable[[Sequence[Callable[[], Exchange]]],
+                      list[tuple[Exchange | None, BaseException | None, list[Exchange]]] | None]
 
 
 class Api:
@@ -18,6 +24,10 @@ class Api:
     def __init__(self, client: Client, profile: Profile) -> None:
         self.client = client
         self.profile = profile
+        # How readings that depend on nothing but what came before go (the board model's
+        # looks): set by the pytest plugin from boardcert.pytest.together's lanes; None: one
+        # at a time.
+        self.side_by_side: SideBySide | None = None
 
     def path(self, number: int, **params: str) -> str:
         template = spec.operation(number).path

@@ -14,15 +14,16 @@ is not in it: no answer is read into what it does not say.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
-from boardcert.http.api import Api, mentions
+from boardcert.http.api import Api, SideBySide, mentions
 from boardcert.http.client import Exchange
 from boardcert.model.board import ABSENT, Board, Fact, Project
 
-__all__ = ["Observer", "Sight", "card_sight", "project_sight", "rows_sight"]
+__all__ = ["Look", "Observer", "Sight", "card_sight", "project_sight", "rows_sight"]
 
 Path = list[Any]
 NAME_KEYS = ("name", "rowName", "columnName", "cardName", "title")
@@ -233,45 +234,116 @@ def plugins_sight(sight: Sight, body: Any, project: Project) -> None:
                       ["plugins"])
 
 
+@dataclass
+class Look:
+    """One reading of the whole board: its sights, and, when its requests went side by side,
+    their exchanges, kept aside for the caller to adopt (`keep`) or drop (None: sent one at a
+    time, already the running test's)."""
+
+    sights: list[Sight]
+    aside: list[Exchange] | None = None
+
+
 class Observer:
     """Reads the observable board of a model from a server: op 3 and op 6 of each of its
-    projects, op 27 for each plugin datum the run wrote; and a write's own answer."""
+    projects, op 27 for each plugin datum the run wrote; and a write's own answer.
+
+    The readings of one look depend on nothing but the write before them: with the api's
+    lanes (`Api.side_by_side`, set from boardcert.pytest.together) they go side by side, one
+    round trip in all instead of one each. A look whose answers are not all those the model
+    expects (a status, an error) is not kept: the board is read again one request at a time."""
 
     def __init__(self, api: Api) -> None:
         self.api = api
         self.id_is_key = bool(api.profile.data.get("metadata_id_is_key"))
 
-    def look(self, board: Board) -> list[Sight]:
+    def look(self, board: Board, side_by_side: bool = True) -> Look:
+        if side_by_side and self.api.side_by_side is not None:
+            found = self._side_by_side(board, self.api.side_by_side)
+            if found is not None:
+                return found
         sights = []
         for project in board.projects.values():
             read = self.api.call(3, projectId=project.id)
-            sight = Sight("op 3", read)
-            status = read.status or 0
-            if status == 200:
-                sight.put(("project", project.id), True, [])
-                project_sight(sight, _json(read), project, board, self.id_is_key)
-            elif 400 <= status < 500:
-                sight.put(("project", project.id), False, [])
-            sights.append(sight)
-            if status != 200:
-                continue
-            listing = self.api.call(6, projectId=project.id)
-            rows = Sight("op 6", listing)
-            if listing.status == 200:
-                body = _json(listing)
-                rows_sight(rows, body.get("rows") if isinstance(body, dict) else None,
-                           project, board, ["rows"])
-            sights.append(rows)
+            sights.append(self._project(board, project, read))
+            if read.status == 200:
+                sights.append(self._rows(board, project, self.api.call(6, projectId=project.id)))
         for plugin, entity, key in board.data:
             sights.append(self.datum(board, plugin, entity, key))
-        return sights
+        return Look(sights)
+
+    def _side_by_side(self, board: Board, lanes: SideBySide) -> Look | None:
+        """Every reading at once (op 6 of the projects the model holds present); None, with
+        nothing kept, where lanes are one wide or an answer is not one the model expects: op
+        3 and op 6 answer 200 for a project there, op 3 a 4xx for one deleted, op 27 200 (or
+        a 4xx for a datum deleted)."""
+        projects = list(board.projects.values())
+        present = [p for p in projects if p.present]
+        data = list(board.data)
+        jobs: list[Callable[[], Exchange]] = [
+            *(partial(self.api.call, 3, projectId=p.id) for p in projects),
+            *(partial(self.api.call, 6, projectId=p.id) for p in present),
+            *(partial(self._datum_read, *datum) for datum in data)]
+        done = lanes(jobs) if len(jobs) > 1 else None
+        if done is None or any(error is not None or read is None for read, error, _ in done):
+            return None
+        reads = iter(done)
+        shown = [(p, next(reads)) for p in projects]
+        listed = {p.id: next(reads) for p in present}
+        stored = [(datum, next(reads)) for datum in data]
+        if any((read.status != 200 if p.present else not 400 <= (read.status or 0) < 500)
+               for p, (read, _, _) in shown) \
+                or any(read.status != 200 for read, _, _ in listed.values()) \
+                or any(read.status != 200 and not (board.data[datum] is ABSENT
+                                                   and 400 <= (read.status or 0) < 500)
+                       for datum, (read, _, _) in stored):
+            return None
+        look = Look([], [])
+        for project, (read, _, sent) in shown:
+            look.sights.append(self._project(board, project, read))
+            look.aside += sent
+            if project.id in listed:
+                listing, _, sent = listed[project.id]
+                look.sights.append(self._rows(board, project, listing))
+                look.aside += sent
+        for datum, (read, _, sent) in stored:
+            look.sights.append(self._datum(board, *datum, read))
+            look.aside += sent
+        return look
+
+    def _project(self, board: Board, project: Project, read: Exchange) -> Sight:
+        """What op 3 showed of a project."""
+        sight = Sight("op 3", read)
+        status = read.status or 0
+        if status == 200:
+            sight.put(("project", project.id), True, [])
+            project_sight(sight, _json(read), project, board, self.id_is_key)
+        elif 400 <= status < 500:
+            sight.put(("project", project.id), False, [])
+        return sight
+
+    def _rows(self, board: Board, project: Project, listing: Exchange) -> Sight:
+        """What op 6 showed of a project's rows and columns."""
+        rows = Sight("op 6", listing)
+        if listing.status == 200:
+            body = _json(listing)
+            rows_sight(rows, body.get("rows") if isinstance(body, dict) else None,
+                       project, board, ["rows"])
+        return rows
 
     def datum(self, board: Board, plugin: str, entity: str, key: str) -> Sight:
-        """Op 27 for one datum: the value the run stored there if the answer mentions it, an
-        absence for a 4xx or an answer with none of the run's values."""
+        """Op 27 for one datum."""
+        return self._datum(board, plugin, entity, key, self._datum_read(plugin, entity, key))
+
+    def _datum_read(self, plugin: str, entity: str, key: str) -> Exchange:
         params, headers = self.api.plugin_data_location(entity)
-        read = self.api.call(27, path_params={"pluginId": plugin, "key": key}, params=params,
+        return self.api.call(27, path_params={"pluginId": plugin, "key": key}, params=params,
                              headers=headers)
+
+    def _datum(self, board: Board, plugin: str, entity: str, key: str,
+               read: Exchange) -> Sight:
+        """The value the run stored there if the answer mentions it, an absence for a 4xx or
+        an answer with none of the run's values."""
         sight = Sight(f"op 27 for {key!r} of entity {entity!r}", read)
         status, fact = read.status or 0, ("data", plugin, entity, key)
         if 400 <= status < 500:

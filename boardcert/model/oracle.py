@@ -16,11 +16,16 @@ could show before it is not assessed: a pass must be able to fail.
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
 from boardcert.errors import NotAssessed
 from boardcert.http.api import Api
 from boardcert.http.client import Exchange
 from boardcert.model.board import Act, Board
-from boardcert.model.compare import Vision, differences, failure
+from boardcert.model.compare import Difference, Vision, differences, failure
 from boardcert.model.observe import Observer, Sight
 
 __all__ = ["Oracle"]
@@ -37,24 +42,47 @@ class Oracle:
         self.vision = Vision()
         self.orders = api.profile.data.get("card_order") == "project.cards"
 
-    def look(self) -> list[Sight]:
-        return self.observer.look(self.board)
+    def look(self, answer: Sight | None = None,
+             judge: Callable[[Board, Vision, list[Sight]], list[Any]] | None = None
+             ) -> list[Sight]:
+        """The whole board read (after a write's `answer`, if given). A look whose readings
+        went side by side is kept only where `judge` (on a copy of the model) finds nothing
+        to fault; else the board is read again one request at a time and that is what is
+        judged: a server that answers readings at once otherwise than one by one gets the
+        verdict and evidence of one by one."""
+        first = [answer] if answer is not None else []
+        look = self.observer.look(self.board)
+        if look.aside is not None:
+            trial = [replace(sight, seen=dict(sight.seen)) for sight in [*first, *look.sights]]
+            if judge is None or judge(copy.deepcopy(self.board), copy.deepcopy(self.vision),
+                                      trial):
+                look = self.observer.look(self.board, side_by_side=False)
+            else:
+                self.observer.api.client.adopt(look.aside)
+        return [*first, *look.sights]
 
     def baseline(self) -> None:
         """The board as made: what the server leaves open is learnt (createdAt, the cards'
         order), what each reading shows is noted, and it must read as the model says (a
         difference is charged to the creation that made the item)."""
-        sights = self.look()
-        self._first_seen(sights)
-        self._learn(sights, first=True)
-        self.vision.update(self.board, sights)
-        made = Act(0, "made the board (ops " + ", ".join(
-            sorted({str(a.op) for a in self.board.acts})) + ")")
-        for act in self.board.acts:
-            made.addressed |= act.addressed
-        found = differences(self.board, sights, made, self.vision)
+        sights = self.look(judge=lambda board, vision, seen: self._as_made(board, vision,
+                                                                         seen)[1])
+        made, found = self._as_made(self.board, self.vision, sights)
         if found:
             raise failure(self.board, made, found)
+
+    def _as_made(self, board: Board, vision: Vision, sights: list[Sight]
+                 ) -> tuple[Act, list[Difference]]:
+        """The first reading of a board as made, learnt into `board` and `vision`, and how it
+        differs from the model."""
+        _first_seen(board, sights)
+        self._learn(board, sights, first=True)
+        vision.update(board, sights)
+        made = Act(0, "made the board (ops " + ", ".join(
+            sorted({str(a.op) for a in board.acts})) + ")")
+        for act in board.acts:
+            made.addressed |= act.addressed
+        return made, differences(board, sights, made, vision)
 
     def check(self, act: Act, exchange: Exchange | None = None, project_id: str | None = None,
               card_id: str | None = None, number: int | None = None, last: bool = True,
@@ -67,19 +95,23 @@ class Oracle:
         checks on: what no reading showed yet is simply not held against it)."""
         if confirm:
             self.confirm(act)
-        sights = self.look()
+        answer = None
         if exchange is not None and project_id is not None and exchange.status == 200:
             answer = self.observer.answer(self.board, number or act.op, exchange, project_id,
                                           card_id)
-            sights = ([answer] if answer is not None else []) + sights
-        self._first_seen(sights, act.allows)
-        found = differences(self.board, sights, act, self.vision)
+
+        def judged(board: Board, vision: Vision, sights: list[Sight]) -> list[Difference]:
+            _first_seen(board, sights, act.allows)
+            return differences(board, sights, act, vision)
+
+        sights = self.look(answer, judged)
+        found = judged(self.board, self.vision, sights)
         if found:
             violation = failure(self.board, act, found, exchange)
             violation.last = last
             raise violation
         self.vision.update(self.board, sights)
-        self._learn(sights)
+        self._learn(self.board, sights)
 
     def confirm(self, act: Act) -> None:
         """A write is judged only where some reading has shown what it addresses."""
@@ -89,24 +121,7 @@ class Oracle:
             raise NotAssessed(f"{requirements} (op {act.op} {act.said}: no reading showed "
                               f"{' or '.join(sorted(kinds))} before it)")
 
-    def _first_seen(self, sights: list[Sight], allows: set[tuple] = frozenset()) -> None:
-        """A list read for the first time: what it holds that nobody created is the server's
-        own; so is what a write may make along (`allows`: a new row's columns, an alias)."""
-        extras: dict[tuple, set[str]] = {}
-        for sight in sights:
-            for fact, value in sight.seen.items():
-                if fact[0].startswith("extra-") and fact[1] in self.board.projects:
-                    extras.setdefault(fact, set()).update(value)
-        for fact, found in extras.items():
-            if fact in allows:
-                self.board.projects[fact[1]].foreign |= found
-            self.board.first_seen(fact, found)
-        for sight in sights:  # what was learnt is no extra any more
-            for fact, value in sight.seen.items():
-                if fact in extras:
-                    sight.seen[fact] = value - self.board.projects[fact[1]].foreign
-
-    def _learn(self, sights: list[Sight], first: bool = False) -> None:
+    def _learn(self, board: Board, sights: list[Sight], first: bool = False) -> None:
         """Orders and createdAt from the first reading that shows them (op 3 before op 6)."""
         learnt: set[tuple] = set()
         for sight in sights:
@@ -117,4 +132,22 @@ class Oracle:
                     continue
                 if fact[0] in LEARNT:
                     learnt.add(fact)
-                    self.board.learn(fact, value, first)
+                    board.learn(fact, value, first)
+
+
+def _first_seen(board: Board, sights: list[Sight], allows: set[tuple] = frozenset()) -> None:
+    """A list read for the first time: what it holds that nobody created is the server's
+    own; so is what a write may make along (`allows`: a new row's columns, an alias)."""
+    extras: dict[tuple, set[str]] = {}
+    for sight in sights:
+        for fact, value in sight.seen.items():
+            if fact[0].startswith("extra-") and fact[1] in board.projects:
+                extras.setdefault(fact, set()).update(value)
+    for fact, found in extras.items():
+        if fact in allows:
+            board.projects[fact[1]].foreign |= found
+        board.first_seen(fact, found)
+    for sight in sights:  # what was learnt is no extra any more
+        for fact, value in sight.seen.items():
+            if fact in extras:
+                sight.seen[fact] = value - board.projects[fact[1]].foreign

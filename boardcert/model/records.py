@@ -20,6 +20,12 @@ class _Mark:
     def __repr__(self) -> str:
         return self.name
 
+    def __copy__(self) -> _Mark:  # one of each: held by identity (`is OPEN`)
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Mark:
+        return self
+
 
 OPEN = _Mark("OPEN")  # the interface leaves it open: any value, present or not
 ABSENT = _Mark("ABSENT")  # a metadata entry or plugin datum that must not be there

@@ -26,9 +26,12 @@ from boardcert.suite.ledger import Ledger
 
 
 @pytest.fixture(scope="session")
-def base_api(client: Client, target: Target) -> Api:
-    """The operations with the profile as given (`api` is the same, after discovery)."""
-    return Api(client, target.profile)
+def base_api(client: Client, target: Target, request: pytest.FixtureRequest) -> Api:
+    """The operations with the profile as given (`api` is the same, after discovery); the
+    board model's readings go side by side where this process's lanes are wide."""
+    api = Api(client, target.profile)
+    api.side_by_side = together.side_by_side(request.config, client)
+    return api
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ A suite names what is independent; how it is done is not its business:
   where it is needed;
 - `pending(item, wanted)`, `upcoming`, `pending_values`: the tests this process runs together
   with this one, from this one on (their cases): plain, this test alone;
+- `side_by_side(config, client)`: the same lanes for an Api's readings (the board model's);
 - `alone(config)`: a block whose requests are the only ones of the run the server gets (under
   pytest-xdist the other workers wait: boardcert.pytest.quiet), for a reading that shows
   whatever the server did last; in one process, nothing to do;
@@ -30,6 +31,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import pytest
 
+from boardcert.http.api import SideBySide
 from boardcert.http.client import Client, Exchange
 
 T = TypeVar("T")
@@ -116,6 +118,19 @@ def alone(config: pytest.Config) -> AbstractContextManager[None]:
     from boardcert.pytest import quiet  # a plugin module: imported by pytest first
 
     return quiet.alone(config)
+
+
+def side_by_side(config: pytest.Config, client: Client) -> SideBySide:
+    """How an Api sends readings that depend on nothing but what came before (the board
+    model's looks, `Api.side_by_side`): this process's lanes, each job's answer, error and
+    exchanges kept aside; None where the lanes are one wide (the plain way)."""
+    def send(jobs: Sequence[Job[Exchange]]
+             ) -> list[tuple[Exchange | None, BaseException | None, list[Exchange]]] | None:
+        found = lanes(config)
+        if found.width <= 1:
+            return None
+        return [(done.value, done.error, done.exchanges) for done in gather(client, jobs, found)]
+    return send
 
 
 def gather(client: Client, jobs: Sequence[Job[T]], lanes: Lanes) -> list[Done[T]]:

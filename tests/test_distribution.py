@@ -171,3 +171,16 @@ def test_with_requests_in_flight_units_cost_their_measured_round_trips():
                                                                          "Workflow2::"),
                                               PROPERTY.format("GET /x0"),
                                               PROPERTY.format("GET /x8")}
+
+
+def test_the_board_models_parts_are_units_of_their_own():
+    """Each part of the board model's state machine is a unit and a long test of its own, so
+    that workers run them side by side; it costs its measured round trips."""
+    parts = [f"suites/test_board_model.py::test_board_follows_its_model[{n}]" for n in (1, 2)]
+    collection = [*_collection(), *parts]
+    for in_flight in (1, 8):
+        units = distribution.units(collection, 4, in_flight=in_flight)
+        assert [units[part] for part in parts] == parts
+        assert set(parts) <= distribution.long_tests(units)
+    assert distribution.unit_cost(parts[0], parts[:1], 8) == \
+        distribution.ROUND_TRIPS[distribution.MODEL]

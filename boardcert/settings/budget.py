@@ -3,11 +3,13 @@ schemathesis tries. Light to import (the CLI checks --budget before pytest start
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from boardcert.errors import ConfigError
 
 DEFAULT_SEED = 20240618  # the date of the interface's last dated change
+MAX_MODEL_PARTS = 4  # parts of the board model's state machine (Budget.model_parts)
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,20 @@ class Budget:
     def model_steps(self) -> int:
         """Writes in each of them, at most."""
         return self.steps * 3
+
+    @property
+    def model_parts(self) -> int:
+        """The parts those runs go in, each a test of its own with a seed of its own (under
+        pytest-xdist, on workers of their own: at 100 ms per answer the standard budget's
+        machine on one worker was the run's longest test, 33 s). Hypothesis's first run of a
+        test is its simplest (one project and a few rows), so each part makes two or more, and
+        the parts together make at least as many others as one machine made (model_runs - 1)."""
+        return max(1, min(MAX_MODEL_PARTS, self.model_runs - 1))
+
+    @property
+    def model_part_runs(self) -> int:
+        """Runs of the board model's state machine in each part: its simplest, then its share."""
+        return math.ceil((self.model_runs - 1) / self.model_parts) + 1
 
     def describe(self) -> str:
         phases = "coverage + fuzzing" if self.coverage else "fuzzing"

@@ -3,8 +3,9 @@ boardcert.settings.workers
 says how many workers).
 
 A module's tests stay on one worker, so its module fixtures (its boards) are made once; but
-each schemathesis item of `suites/test_properties.py` (one operation's generated requests) and
-the stateful test is a unit of its own: they send a third of a run's requests, and on one
+each schemathesis item of `suites/test_properties.py` (one operation's generated requests), the
+parts of its stateful test and those of the board model's machine (`test_board_model.py`) are
+units of their own: they send a third of a run's requests, and on one
 worker they were the run's critical path. Each worker that runs some of them makes its own
 arena (the property tests' session fixture). A module larger than a share of the run
 (test_errors, test_auth: hundreds of requests each) goes out in parts. Units go out longest
@@ -23,10 +24,11 @@ import pytest
 
 PROPERTIES = "test_properties.py::"  # the module whose items are units of their own
 STATEFUL = "::TestBoardWorkflow"  # its parts: TestBoardWorkflow, TestBoardWorkflow2, ...
+MODEL = "test_board_model.py::"  # the board model's state machine: each part a unit too
 # Requests a test sends one after another, roughly (a run against the reference server): what
 # orders the units. With requests in flight (boardcert.speed.in_flight) the suites' modules send
 # theirs in batches: "batched" per test.
-COST = {"stateful": 75, "property": 25, "test": 2, "batched": 0.5,
+COST = {"stateful": 75, "property": 25, "test": 2, "batched": 0.5, "model": 100,
         "in flight": 6,  # a property test side by side: its unit takes as long as its longest
         "unit": 20}  # each unit's own: its module's fixtures, its first batch
 # With requests in flight, what a module takes is the requests it still sends one after
@@ -38,6 +40,7 @@ ROUND_TRIPS = {"test_auth.py": 72, "test_cards.py": 54, "test_general.py": 41,
                "test_limits.py": 25, "test_removed_paths.py": 17, "test_card_metadata.py": 16,
                "test_projects.py": 15, "test_columns.py": 14, "test_exchange_code.py": 5,
                STATEFUL: 45,  # a part of the stateful test (5 scenarios)
+               MODEL: 60,  # a part of the board model's machine (two runs, readings at once)
                "test_properties.py": 55}  # a unit of property tests side by side (8: its longest)
 
 
@@ -99,6 +102,8 @@ def given_in_flight(config: pytest.Config) -> int:
 def cost(nodeid: str, in_flight: int = 1) -> float:
     if STATEFUL in nodeid:
         return COST["stateful"]
+    if MODEL in nodeid:
+        return COST["model"]
     if PROPERTIES in nodeid:  # side by side, `in_flight` at a time (properties.side_by_side)
         return COST["property"] if in_flight <= 1 else COST["in flight"]
     return COST["test"] if in_flight <= 1 else COST["batched"]
@@ -108,7 +113,8 @@ def unit_cost(scope: str, tests: Any, in_flight: int = 1) -> float:
     """What a unit takes (in requests one after another): with requests in flight a module of
     the suites its measured round trips (ROUND_TRIPS), else its tests' costs."""
     if in_flight > 1:  # a module or its part ("suites/test_x.py#1"), or a stateful part
-        kind = STATEFUL if STATEFUL in scope else scope.split("#", 1)[0].rsplit("/", 1)[-1]
+        kind = next((part for part in (STATEFUL, MODEL) if part in scope),
+                    scope.split("#", 1)[0].rsplit("/", 1)[-1])
         if kind in ROUND_TRIPS:
             return ROUND_TRIPS[kind]
     return COST["unit"] + sum(cost(nodeid, in_flight) for nodeid in tests)
@@ -132,6 +138,9 @@ def units(collection: list[str], workers: int, in_flight: int = 1) -> dict[str, 
         if not _in_suites(module):
             found |= {nodeid: module for nodeid in tests}
             continue
+        if MODEL in tests[0]:  # each part of the board model's machine on its own
+            found |= {nodeid: nodeid for nodeid in tests}
+            continue
         if PROPERTIES in tests[0]:  # with requests in flight, `in_flight` property tests a unit
             generated = [nodeid for nodeid in tests if STATEFUL not in nodeid]
             found |= {nodeid: nodeid for nodeid in tests}
@@ -154,13 +163,14 @@ def units(collection: list[str], workers: int, in_flight: int = 1) -> dict[str, 
 
 
 def long_tests(found: dict[str, str]) -> set[str]:
-    """The tests that take long on their own: the stateful parts, and the first property test
-    of each unit of them side by side (it runs the others' generated requests)."""
+    """The tests that take long on their own: the stateful parts (schemathesis's and the board
+    model's), and the first property test of each unit of them side by side (it runs the
+    others' generated requests)."""
     firsts: dict[str, str] = {}
     for nodeid, unit in found.items():
         if PROPERTIES in nodeid and "#" in unit:
             firsts.setdefault(unit, nodeid)
-    return {n for n in found if STATEFUL in n} | set(firsts.values())
+    return {n for n in found if STATEFUL in n or MODEL in n} | set(firsts.values())
 
 
 def _in_suites(module: str) -> bool:

@@ -94,16 +94,20 @@ def run(base_url: str, key: str, args: list[str]) -> tuple[float, float, str]:
 
 def boardcert_run(base_url: str, key: str, output: Path, trace: Path | None = None,
                   workers: int | None = None, args: tuple[str, ...] = (),
-                  checkout: Path = ROOT) -> tuple[float, str, str]:
+                  checkout: Path = ROOT, requests: Path | None = None
+                  ) -> tuple[float, str, str]:
     """Wall-clock seconds of a whole default `boardcert run` (or with `--workers N`, or more
     `args`; from `checkout`), its workers line and verdict; with `trace`, benchmarks/trace.py
-    writes where the time and requests went there."""
+    writes where the time and requests went there (with `requests`, each request, in
+    `requests`.<worker>)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
     env["BOARDCERT_API_KEY"] = key
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(checkout), env.get("PYTHONPATH")]))
     if trace is not None:
         env |= {"PYTEST_PLUGINS": "benchmarks.trace", "BOARDCERT_TRACE": str(trace),
                 "PYTHONPATH": f"{checkout}{os.pathsep}{ROOT}"}
+        if requests is not None:
+            env["BOARDCERT_TRACE_REQUESTS"] = str(requests)
     command = [sys.executable, "-c", "import sys; from boardcert.cli import main; "
                "sys.exit(main())", "run", "--base-url", base_url, "--output", str(output)]
     command += ["--workers", str(workers)] if workers else []

@@ -1,10 +1,15 @@
 """A pytest plugin for benchmarks: where a run's time and requests go, per test and phase.
 
-    pytest -p benchmarks.trace ...   (BOARDCERT_TRACE=FILE: one JSON line per test phase)
+    pytest -p benchmarks.trace ...   (BOARDCERT_TRACE=FILE: one JSON line per test phase;
+                                      BOARDCERT_TRACE_REQUESTS=FILE: one per request,
+                                      in FILE.<worker>)
 
 Counts the HTTP requests each test's set-up, call and teardown sent (httpx: boardcert's client;
 requests: schemathesis and its checks) and their wall time, with the worker that ran it.
-`benchmarks/parallel.py --trace` reads the lines back and sums them up.
+`benchmarks/parallel.py --trace` reads the lines back and sums them up. With
+BOARDCERT_TRACE_REQUESTS each request is a line of its own (worker, test, phase, method,
+path, when it left and when its answer was in): `benchmarks/critical_path.py` finds the
+round trips each worker made one after another.
 """
 
 from __future__ import annotations
@@ -19,16 +24,25 @@ import pytest
 import requests
 
 COUNT = {"requests": 0, "waited": 0.0}
+CURRENT = {"test": "", "when": ""}  # the test phase running in this process
+REQUESTS: list[str] = []  # BOARDCERT_TRACE_REQUESTS's lines, written at the session's end
 
 
 def _counted(send: Any) -> Any:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
+        started, left = time.perf_counter(), time.time()
         try:
             return send(*args, **kwargs)
         finally:
             COUNT["requests"] += 1
             COUNT["waited"] += time.perf_counter() - started
+            if os.environ.get("BOARDCERT_TRACE_REQUESTS"):
+                request = args[1] if len(args) > 1 else kwargs.get("request")
+                REQUESTS.append(json.dumps({
+                    "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), **CURRENT,
+                    "method": getattr(request, "method", "?"),
+                    "path": str(getattr(getattr(request, "url", None), "path", "?")),
+                    "start": left, "end": left + time.perf_counter() - started}))
     return wrapper
 
 
@@ -50,9 +64,11 @@ def _timed(when: str) -> Any:
     def hook(item: pytest.Item) -> Any:
         before = dict(COUNT)
         started = time.perf_counter()
+        CURRENT.update(test=item.nodeid, when=when)
         try:
             return (yield)
         finally:
+            CURRENT.update(test="", when="")
             _write({"test": item.nodeid, "when": when,
                     "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),
                     "start": time.time() - (time.perf_counter() - started),
@@ -88,6 +104,11 @@ def pytest_sessionfinish(session: pytest.Session) -> Any:
     try:
         return (yield)
     finally:
+        path = os.environ.get("BOARDCERT_TRACE_REQUESTS")
+        if path and REQUESTS:  # a file per process: FILE.gw0, FILE.main, ...
+            worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+            with open(f"{path}.{worker}", "a") as out:
+                out.write("".join(line + "\n" for line in REQUESTS))
         _write({"test": "", "when": "sessionfinish",
                 "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "start": started,
                 "seconds": time.time() - started, "requests": 0, "waited": 0,

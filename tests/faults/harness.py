@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import secrets
@@ -20,8 +21,10 @@ import pytest
 import uvicorn
 import yaml
 
+from boardcert.cli.session import PLUGINS
 from boardcert.paths import DEFAULT_PROFILE, ROOT, SUITES
 
+from .launcher import Launcher
 from .variant import Variant
 
 SUITE_TIMEOUT = 600
@@ -99,10 +102,8 @@ def certify(variant: Variant, directory: Path, budget: str = "quick",
     if select is None:
         select = variant.requirement if variant.requirement and not full else None
     with serving(variant, key) as base_url:
-        done = subprocess.run([*suite_command(base_url, profile, output, budget, select),
-                               *extra],
-                              env=_env(key), cwd=ROOT, capture_output=True, text=True,
-                              timeout=SUITE_TIMEOUT)
+        done = run_suites([*suite_command(base_url, profile, output, budget, select), *extra],
+                          _env(key), directory / "output.txt")
     seconds = time.monotonic() - started
     compliance = output / "compliance.json"
     if not compliance.exists():
@@ -112,6 +113,25 @@ def certify(variant: Variant, directory: Path, budget: str = "quick",
     return Result(report["verdict"], {r["id"]: r["status"] for r in requirements},
                   {r["id"]: r["message"] for r in requirements}, seconds,
                   done.stdout + done.stderr, report["verdict_reason"])
+
+
+# BOARDCERT_FORKS=0: each run its own process, not a fork of the launcher's zygote.
+FORKS = os.environ.get("BOARDCERT_FORKS", "1") != "0" and hasattr(os, "fork")
+LAUNCHER = Launcher()
+atexit.register(LAUNCHER.close)
+
+
+def run_suites(command: list[str], env: dict[str, str], output: Path
+               ) -> subprocess.CompletedProcess[str]:
+    """`python -m pytest ...` (the command suite_command made), as a fork of the launcher's
+    zygote (launcher.py: the libraries imported once for all runs), or as a process of its own
+    with BOARDCERT_FORKS=0; its output in `output` too."""
+    if FORKS:
+        return LAUNCHER.run(command[3:], env, ROOT, output, SUITE_TIMEOUT)
+    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=SUITE_TIMEOUT)
+    output.write_text(done.stdout + done.stderr, encoding="utf-8")
+    return done
 
 
 def at_each_in_flight(variants: Mapping[tuple[str, int], Variant], root: Path,
@@ -166,9 +186,15 @@ def suite_command(base_url: str, profile: Path, output: Path, budget: str,
     breaks GET /users/me for the key is for the tests to report (test_preflight.py checks
     what the preflight makes of every variant).
 
+    --disable-plugin-autoload and the plugins a run loads (as `boardcert run` has them): no
+    other plugin of the environment takes part, and pytest rewrites the asserts of none of
+    the libraries (those the launcher's zygote imported ahead among them).
+
     select: a requirement id; only the tests that name it run (`-m ID`), which is what a fault
     of that requirement must be caught by, in a few seconds instead of a whole run."""
-    return [sys.executable, "-m", "pytest", str(SUITES), "-q", "-p", "no:cacheprovider",
+    plugins = [arg for name in PLUGINS for arg in ("-p", name)]
+    return [sys.executable, "-m", "pytest", str(SUITES), "-q", "--disable-plugin-autoload",
+            *plugins, "-p", "no:cacheprovider",
             "--rootdir", str(ROOT), "--tb=native", "--no-preflight", "--base-url", base_url,
             "--profile", str(profile), "--budget", budget, f"--report-dir={output}",
             *(["-m", select] if select else [])]

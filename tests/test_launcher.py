@@ -1,0 +1,93 @@
+"""tests/faults/launcher.py (issue 33): a certification forked from the zygote, which has
+imported the libraries ahead, gets what a run started as a process of its own gets (the
+verdict, every requirement's status, every test's outcome), with no assert left unrewritten
+that pytest would rewrite; a run past its time is killed with its process group."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from faults import CONFORMANT, FAULTS, certify, harness
+from faults.harness import outcomes
+from faults.launcher import Launcher
+
+# a fault whose tests fail (its requirement's only), then a conformant variant (the whole
+# suite: forked after the zygote learned the first run's imports)
+SERVERS = ["card-id-integer", "volatile-fields"]
+
+
+def test_a_forked_run_gets_what_a_run_of_its_own_gets(tmp_path, monkeypatch):
+    """Each server certified forked and as a process of its own: the same verdict, statuses
+    and outcomes; no PytestAssertRewriteWarning (a plugin module imported ahead) in a forked
+    run's output."""
+    variants = {v.name: v for v in [*FAULTS, *CONFORMANT]}
+    results = {}
+    for way in ("fork", "own"):
+        monkeypatch.setattr(harness, "FORKS", way == "fork")
+        for name in SERVERS:
+            directory = tmp_path / f"{name}-{way}"
+            directory.mkdir()
+            results[(name, way)] = certify(variants[name], directory), directory
+    for name in SERVERS:
+        (fork, forked), (own, alone) = results[(name, "fork")], results[(name, "own")]
+        assert own.statuses and (fork.verdict, fork.statuses) == (own.verdict, own.statuses), \
+            fork.summary()
+        assert outcomes(forked / "report") == outcomes(alone / "report")
+        requirement = variants[name].requirement
+        assert requirement in own.failed() if requirement else own.verdict == "conformant", \
+            own.summary()
+        output = (forked / "output.txt").read_text(encoding="utf-8")
+        assert "RewriteWarning" not in output and "already imported" not in output, output
+
+
+def test_a_run_past_its_time_is_killed_with_its_children(tmp_path):
+    """A run that outlives its timeout raises TimeoutExpired, as subprocess.run does, and its
+    process group (the run and what it started) is gone."""
+    pid_file = tmp_path / "child.pid"
+    (tmp_path / "test_sleeps.py").write_text(
+        "import subprocess, sys, time\n"
+        "def test_sleeps():\n"
+        "    child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        f"    open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "    time.sleep(60)\n", encoding="utf-8")
+    launcher = Launcher()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            launcher.run([str(tmp_path / "test_sleeps.py"), "-p", "no:cacheprovider"], env,
+                         tmp_path, tmp_path / "output.txt", timeout=5)
+    finally:
+        launcher.close()
+    child = int(pid_file.read_text())
+    for _ in range(100):  # the kill is sent; the process ends and is reaped by init
+        if not _alive(child):
+            break
+        time.sleep(0.1)
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process runs (a zombie has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_closed_launcher_starts_its_zygote_again(tmp_path):
+    """close() ends the zygote (it returns); a run after it starts another."""
+    launcher = Launcher()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n", encoding="utf-8")
+    args = [str(tmp_path / "test_one.py"), "-q", "-p", "no:cacheprovider"]
+    runs = []
+    for name in ("one", "two"):
+        runs.append(launcher.run(args, env, tmp_path, tmp_path / f"{name}.txt", timeout=120))
+        launcher.close()
+    assert [run.returncode for run in runs] == [0, 0], [run.stdout for run in runs]
+    assert all("1 passed" in run.stdout for run in runs)

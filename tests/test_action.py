@@ -27,6 +27,8 @@ from boardcert.cli import main
 from boardcert.outputs import bundle
 from boardcert.paths import ROOT
 
+pytestmark = pytest.mark.xdist_group("test_action")  # one worker makes the module's runs
+
 ACTION = ROOT / "action.yml"
 INPUTS = {"base-url", "api-key", "profile", "budget", "baseline", "subject", "strict",
           "sign-key", "args", "artifact-name"}

@@ -24,6 +24,8 @@ from test_auth_batch import BY_NAME as AUTH_VARIANTS
 
 from boardcert.paths import SUITES
 
+pytestmark = pytest.mark.xdist_group("test_ahead")  # one worker makes the module's runs
+
 TESTS = Path(__file__).parent
 MODULES = ("test_cards", "test_card_metadata", "test_columns", "test_general", "test_plugins",
            "test_projects", "test_rows")

@@ -17,6 +17,8 @@ from faults.harness import at_each_in_flight, same_both_ways
 
 from boardcert.interface import spec
 
+pytestmark = pytest.mark.xdist_group("test_auth_batch")  # one worker makes the module's runs
+
 AUTH_ONLY = ("-k", "test_auth", "-p", "faults.exchanges")
 IN_FLIGHT = 4
 

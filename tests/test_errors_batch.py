@@ -20,6 +20,8 @@ from faults.edits import on
 from faults.exchanges import read, sent
 from faults.harness import at_each_in_flight, outcomes, same_both_ways
 
+pytestmark = pytest.mark.xdist_group("test_errors_batch")  # one worker makes the module's runs
+
 ERRORS_ONLY = ("-k", "test_errors or test_removed_paths or test_limits", "-p",
                "faults.exchanges")
 IN_FLIGHT = 4

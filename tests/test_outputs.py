@@ -27,6 +27,8 @@ from faults.harness import SUITE_TIMEOUT, _env, suite_command
 from boardcert.outputs.report import render_summary
 from boardcert.paths import ROOT
 
+pytestmark = pytest.mark.xdist_group("test_outputs")  # one worker makes the module's runs
+
 FOUR = ("card-id-integer", "malformed-json-500", "auth-open-op1", "project-rename-wrong-type-500")
 SUITES = ("test_properties.py", "test_errors.py", "test_auth.py")
 DATA = Path(__file__).parent / "data"

@@ -24,6 +24,8 @@ from boardcert.http.client import Exchange
 from boardcert.outputs import report
 from boardcert.outputs.report import TestResult, build
 
+pytestmark = pytest.mark.xdist_group("test_report_browser")  # one worker makes the module's runs
+
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 # Headless as root, and quiet: without the background-networking flags chromium keeps trying
 # Google's hosts, which this machine's closed network refuses.

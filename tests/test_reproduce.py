@@ -35,6 +35,8 @@ from boardcert.outputs import bundle
 from boardcert.paths import DEFAULT_PROFILE, ROOT
 from boardcert.reproduce import answers, engine, script
 
+pytestmark = pytest.mark.xdist_group("test_reproduce")  # one worker makes the module's runs
+
 BY_NAME = {v.name: v for v in [*FAULTS, *CONFORMANT]}
 PROVED = ("card-rename-not-saved",  # a value the answer gets wrong
           "name-limit-25001",  # a status: a 25,001-character name accepted

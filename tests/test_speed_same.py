@@ -17,6 +17,8 @@ from faults.harness import outcomes
 
 from boardcert.settings.budget import DEFAULT_SEED
 
+pytestmark = pytest.mark.xdist_group("test_speed_same")  # one worker makes the module's runs
+
 FAST = ("--in-flight", "8")
 PLAIN = ("-p", "no:boardcert.speed")
 SEED = ("--hypothesis-seed", str(DEFAULT_SEED))

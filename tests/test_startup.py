@@ -10,27 +10,35 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# A worker: takes its turn as the plugin is imported, "collects" for a while, gives it back.
+# A worker: takes its turn as the plugin is imported, "collects" until every worker has
+# begun (each leaves a mark) or for HOLD seconds, gives it back. Waiting for the others rather
+# than for a fixed time, workers that may all be in at once are, however slowly each starts.
 WORKER = """
-import sys, time
+import os, sys, time
 started = time.monotonic()
 from boardcert.speed import startup
 began = time.monotonic()
-time.sleep(0.3)
+marks, count, hold = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+open(os.path.join(marks, os.environ["PYTEST_XDIST_WORKER"]), "w").close()
+while len(os.listdir(marks)) < count and time.monotonic() < began + hold:
+    time.sleep(0.01)
 startup.pytest_collection_finish(None)
 print(started, began, time.monotonic())
 """
+HOLD = 1.0  # seconds a worker holds its slot when not every worker could begin
 
 
-def _workers(count: int, slots: Path | None) -> list[tuple[float, float, float]]:
+def _workers(count: int, slots: Path | None, marks: Path) -> list[tuple[float, float, float]]:
     env = {k: v for k, v in os.environ.items() if k != "BOARDCERT_STARTUP_SLOTS"}
     if slots is not None:
         env["BOARDCERT_STARTUP_SLOTS"] = str(slots)
-    children = [subprocess.Popen([sys.executable, "-c", WORKER], cwd=ROOT, text=True,
+    marks.mkdir()
+    children = [subprocess.Popen([sys.executable, "-c", WORKER, str(marks), str(count),
+                                  str(HOLD if slots else 60)], cwd=ROOT, text=True,
                                  stdout=subprocess.PIPE,
                                  env={**env, "PYTEST_XDIST_WORKER": f"gw{n}"})
                 for n in range(count)]
-    return [tuple(map(float, child.communicate(timeout=30)[0].split())) for child in children]
+    return [tuple(map(float, child.communicate(timeout=90)[0].split())) for child in children]
 
 
 def _most_at_once(spans: list[tuple[float, float, float]]) -> int:
@@ -40,10 +48,12 @@ def _most_at_once(spans: list[tuple[float, float, float]]) -> int:
 
 def test_workers_take_turns_one_per_slot(tmp_path):
     """Four workers, two slots: never more than two collect at once; with no slots, all four."""
+    slots = tmp_path / "slots"
+    slots.mkdir()
     for name in ("slot0", "slot1"):
-        (tmp_path / name).touch()
-    assert _most_at_once(_workers(4, tmp_path)) == 2
-    assert _most_at_once(_workers(4, None)) == 4
+        (slots / name).touch()
+    assert _most_at_once(_workers(4, slots, tmp_path / "slotted")) == 2
+    assert _most_at_once(_workers(4, None, tmp_path / "free")) == 4
 
 
 def test_the_controller_makes_the_slots_for_its_workers_and_removes_them():

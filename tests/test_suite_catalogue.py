@@ -9,6 +9,8 @@ import pytest
 from boardcert.interface import requirements
 from boardcert.pytest import requirement_tests
 
+pytestmark = pytest.mark.xdist_group("test_suite_catalogue")  # one worker makes the module's runs
+
 
 @pytest.fixture(scope="module")
 def collected() -> dict[str, list[str]]:

@@ -17,6 +17,8 @@ import pytest
 
 from boardcert.paths import ROOT
 
+pytestmark = pytest.mark.xdist_group("test_wheel")  # one worker makes the module's runs
+
 # What a source distribution holds (MANIFEST.in); the build runs on a copy, so the checkout
 # gets no build/ or *.egg-info of the test's making.
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "boardcert", "spec",

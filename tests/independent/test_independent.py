@@ -24,6 +24,8 @@ from boardcert.settings.config import load_profile
 
 from .server import Running, start
 
+pytestmark = pytest.mark.xdist_group("test_independent")  # one worker makes the module's runs
+
 HERE = Path(__file__).resolve().parent
 PROFILE = HERE / "profile.yaml"
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")

@@ -11,6 +11,8 @@ import pytest
 from boardcert.reference.server import start
 from properties.servers import faulty_app, run_suite, serving
 
+pytestmark = pytest.mark.xdist_group("test_end_to_end")  # one worker makes the module's runs
+
 
 def _against_reference(key: str) -> str:
     with start(key) as server:

@@ -17,6 +17,8 @@ from faults.harness import at_each_in_flight, same_both_ways
 
 from boardcert.interface import spec
 
+pytestmark = pytest.mark.xdist_group("test_side_by_side")  # one worker makes the module's runs
+
 PROPERTIES_ONLY = ("-k", "test_properties and test_operation", "-p", "faults.exchanges")
 IN_FLIGHT = 4
 BY_NAME = {v.name: v for v in [*CONFORMANT, *FAULTS, ONE_AT_A_TIME]}

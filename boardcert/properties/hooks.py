@@ -11,7 +11,6 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
-from hypothesis.errors import HypothesisWarning
 
 from boardcert import compat
 from boardcert.errors import CompatError, ConfigError
@@ -22,8 +21,6 @@ from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import TARGET
 from boardcert.settings.budget import DEFAULT_SEED
 from boardcert.settings.run import stash_key
-
-LARGE_REPR = "Generating overly large repr"  # the start of Hypothesis's warning
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -42,10 +39,6 @@ def pytest_configure(config: pytest.Config) -> None:
     RUN.budget, RUN.seed = run.budget, seed  # for the property tests' modules, collected later
     if hasattr(config.option, SEED_OPTION):  # Hypothesis's plugin seeds every test with it
         setattr(config.option, SEED_OPTION, str(RUN.seed))
-    # A failing example holding a 25,000-character name has a repr of 100 kB and more;
-    # Hypothesis warns that making it is slow, which says nothing of the server
-    config.addinivalue_line("filterwarnings", f"ignore:{LARGE_REPR}:"
-                            f"{HypothesisWarning.__module__}.{HypothesisWarning.__name__}")
 
 
 def chosen_seed(seed: int | None, hypothesis_seed: str | None) -> int:

@@ -57,12 +57,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_to(parser.getgroup("boardcert", "boardcert: the server under test"))
 
 
+LARGE_REPR = "Generating overly large repr"  # the start of Hypothesis's warning
+HYPOTHESIS_WARNING = "hypothesis.errors.HypothesisWarning"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """The run's target into the stash; the class plugins registered (the modules are imported
     by then, through pytest_plugins)."""
     from boardcert.pytest.console import LeftBehind, ReadOnlySummary
 
     config.stash[TARGET] = run_of(config).target
+    # A failing example holding a 25,000-character name has a repr of 100 kB and more;
+    # Hypothesis warns that making it is slow, which says nothing of the server
+    config.addinivalue_line("filterwarnings", f"ignore:{LARGE_REPR}:{HYPOTHESIS_WARNING}")
     config.stash[LEDGERS] = []
     config.stash[LEFT_BEHIND] = []
     if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):

@@ -138,13 +138,18 @@ def watched(api, plugins: Plugins, projects: list[Made], attach: bool = False) -
 
 def stored_data(api, plugins: Plugins, cards: list[Made]) -> tuple[Oracle, list[str]]:
     """Three keys stored for the middle entity, the second of them for the others too (each
-    its own value), read once: the oracle and the keys."""
+    its own value), every datum read after each put (five writes, five readings at most):
+    the oracle and the keys."""
     keys = [unique("key") for _ in range(3)]
     oracle = Oracle(api)
     for card, key in [(cards[1], k) for k in keys] + [(cards[0], keys[1]), (cards[2], keys[1])]:
-        _, value = stored(plugins, card, key=key)
-        oracle.board.put_data(plugins.plugin_id, plugins.entity_id(card), key, value)
-    oracle.baseline()
+        value = unique("value")
+        exchange = plugins.put(card, key, value)
+        if exchange.status != 200:
+            raise NotAssessed(f"set-up (storing plugin data by operation 25 answered "
+                              f"{exchange.status})")
+        oracle.check(oracle.board.put_data(plugins.plugin_id, plugins.entity_id(card), key,
+                                           value), exchange, confirm=False, last=False)
     return oracle, keys
 
 

@@ -298,6 +298,7 @@ class Board:
         if anchor is not None:
             said += f" {'after' if after else 'before'} {self.label(('card', project_id, anchor))}"
         act = self._act(op, said)
+        act.moved = list(ids)
         for card_id in ids:
             project.cards[card_id].columns = None
             project.cards[card_id].least = set()

@@ -94,23 +94,38 @@ def differences(board: Board, sights: list[Sight], act: Act, vision: Vision
             if fact not in expected or not vision.holds(sight, fact[0]):
                 continue
             if not agrees(expected[fact], seen):
-                found.append(Difference(fact, expected[fact], seen, sight,
-                                        _blamed(act, fact, seen, expected)))
+                found += [Difference(fact, expected[fact], seen, sight, requirement)
+                          for requirement in _blamed(act, fact, seen, expected)]
     return found
+
+
+def _neighbours(order: list[str], card: str) -> tuple[str | None, str | None]:
+    at = order.index(card)
+    return (order[at - 1] if at else None, order[at + 1] if at + 1 < len(order) else None)
 
 
 VALUES = {"project-name", "row-name", "column-name", "card-name", "metadata", "data"}
 
 
-def _blamed(act: Act, fact: Fact, seen: Any, expected: dict[Fact, Any]) -> str:
-    """The requirement a difference breaks: the write's own where it is about what the write
+def _blamed(act: Act, fact: Fact, seen: Any, expected: dict[Fact, Any]) -> list[str]:
+    """The requirements a difference breaks: the write's own where it is about what the write
     addressed. On a board as made (many creations, act 0), an item that reads another's name
-    or value was written over by a later write: WRITE-ONLY-ADDRESSED."""
-    if act.op == 0 and fact[0] in VALUES and any(
+    or value was written over by a later write: WRITE-ONLY-ADDRESSED. After a move, the other
+    cards out of their order is WRITE-ONLY-ADDRESSED; the moved card out of its place, the
+    move's own."""
+    if act.op == 0 and fact[0] in VALUES and seen is not ABSENT and seen is not None and any(
             other[0] == fact[0] and other != fact and value == seen
             for other, value in expected.items()):
-        return OTHERS
-    return act.requirement(fact)
+        return [OTHERS]
+    if fact[0] == "cards-order" and act.moved:
+        want = expected[fact]
+        shown = [i for i in seen if i in want]
+        placed = all(_neighbours(want, card) == _neighbours(shown, card)
+                     for card in act.moved if card in want and card in shown)
+        kept = agrees([i for i in want if i not in act.moved], seen)
+        return [r for r, broken in ((act.requirement(fact), not placed), (OTHERS, not kept))
+                if broken] or [act.requirement(fact)]
+    return [act.requirement(fact)]
 
 
 def _names(board: Board, fact: Fact, ids: list[str]) -> list[str]:

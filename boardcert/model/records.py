@@ -68,6 +68,7 @@ class Act:
     said: str
     addressed: dict[Fact, str] = field(default_factory=dict)
     allows: set[Fact] = field(default_factory=set)  # extras it may make (a new row's columns)
+    moved: list[str] = field(default_factory=list)  # a move's cards: the others keep order
 
     def requirement(self, fact: Fact) -> str:
         return self.addressed.get(fact, OTHERS)

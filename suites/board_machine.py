@@ -145,7 +145,7 @@ class BoardMachine(Steps, RuleBasedStateMachine):
         name = unique("column")
         exchange = self.send(11, self.api.body("create_column", name=name), projectId=project,
                              rowId=row)
-        made = self.made("column", exchange, name, project)
+        made = self.made("column", exchange, name, project, row)
         if made is not None or exchange.status != 200:
             self.after(exchange, lambda: self.model.create_column(project, row, made, name),
                        project)

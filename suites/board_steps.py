@@ -95,14 +95,16 @@ class Steps:
             if isinstance(body, dict) else {}
         return kept | {ANCHORS[0] if after else ANCHORS[1]: card}
 
-    def made(self, kind: str, exchange: Exchange, name: str, project: str) -> str | None:
-        """The id of the row or column op 7 or 11 made (found by its name), recorded."""
+    def made(self, kind: str, exchange: Exchange, name: str, project: str,
+             row: str | None = None) -> str | None:
+        """The id of the row or column op 7 or 11 made (found by its name, a column inside
+        its `row` first), recorded."""
         if exchange.status != 200:
             return None
         body = exchange.json()
         rows = body.get("rows") if isinstance(body, dict) else None
         entry = self.ledger.created(kind, self.entries[project], answer=rows, name=name,
-                                    projectId=project)
+                                    within=row, projectId=project)
         return entry.id if entry else None
 
     def values(self, project: str, card: str, **given: Any) -> dict[str, Any]:

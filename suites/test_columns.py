@@ -48,7 +48,7 @@ def test_created_column_is_in_its_row(api, wide_board, ledger):
                         json=api.body("create_column", name=name))
     body = expect.success(exchange, 11, "COLUMN-CREATE")
     entry = ledger.created("column", project.entry, answer=_rows(body, "op 11"), name=name,
-                           projectId=project.id)
+                           within=row.id, projectId=project.id)
     if entry is None:
         expect.fail("COLUMN-CREATE", f"the column {name!r} in op 11's Project", exchange,
                     got="no record with that name")

@@ -123,7 +123,8 @@ class Probe:
         made = self.body("create_column", {"projectId": self.v["project_id"],
                                            "rowId": self.v["row_id"]}, name=name)
         column = self.ledger.created("column", self.entry, answer=made.json(), name=name,
-                                     projectId=self.v["project_id"]) if made is not None else None
+                                     within=self.v["row_id"], projectId=self.v["project_id"]
+                                     ) if made is not None else None
         if column is None:
             raise Stop("no column to probe in (op 11 accepted no body)")
         return column.id

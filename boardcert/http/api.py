@@ -146,9 +146,17 @@ def _short_json(body: Any, limit: int = 120) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-def find_named(body: Any, name: str) -> str | None:
+def find_named(body: Any, name: str, within: str | None = None) -> str | None:
     """The id of the record named `name` anywhere in a response (row and column shapes are
-    not shown, so the suite looks for an object that carries both an id and that name)."""
+    not shown, so the suite looks for an object that carries both an id and that name);
+    `within`: inside the record of that id first (a new column in its own row, not a copy of
+    it another row holds), anywhere else only where that record does not hold it."""
+    if within is not None:
+        scope = next((r for r in walk(body) if str(r.get("id")) == within), None)
+        found = find_named([v for k, v in scope.items() if k != "id"], name) \
+            if scope is not None else None
+        if found is not None:
+            return found
     for record in walk(body):
         if "id" in record and name in record.values():
             return str(record["id"])

@@ -54,12 +54,15 @@ class Vision:
         key = (reading_of(sight), kind)
         return key in STATED or key in self.shown
 
-    def update(self, board: Board, sights: list[Sight]) -> None:
-        expected = board.facts()
+    def update(self, board: Board, sights: list[Sight]) -> set[Fact]:
+        """Learns what the readings showed as the model says; returns those facts."""
+        expected, agreed = board.facts(), set()
         for sight in sights:
             for fact, seen in sight.seen.items():
                 if fact in expected and agrees(expected[fact], seen):
                     self.shown.add((reading_of(sight), fact[0]))
+                    agreed.add(fact)
+        return agreed
 
     def sees(self, kind: str) -> bool:
         """Whether any reading has shown a fact of this kind (or states it)."""

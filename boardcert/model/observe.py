@@ -38,6 +38,7 @@ class Sight:
     seen: dict[Fact, Any] = field(default_factory=dict)
     at: dict[Fact, Path] = field(default_factory=dict)
     counts: dict[Fact, int] = field(default_factory=dict)  # the items of a list with extras
+    copies: dict[Fact, set[str]] = field(default_factory=dict)  # extras named as the run's
 
     def put(self, fact: Fact, value: Any, path: Path, count: int | None = None) -> None:
         self.seen[fact] = value
@@ -102,8 +103,8 @@ def _order(record: dict[str, Any], ids: set[str], path: Path) -> tuple[list[str]
     return None
 
 
-def _listed(record: dict[str, Any], at: Path) -> set[str]:
-    """The ids of the list at `at` inside a record."""
+def _list_at(record: dict[str, Any], at: Path) -> list[Any]:
+    """The list at `at` inside a record (empty if there is none)."""
     value: Any = record
     for step in at:
         if isinstance(step, dict) and isinstance(value, list):
@@ -111,7 +112,14 @@ def _listed(record: dict[str, Any], at: Path) -> set[str]:
         elif isinstance(value, dict | list):
             value = value[step] if not isinstance(value, list) or isinstance(step, int) \
                 else None
-    return {i for i in map(_id, value) if i is not None} if isinstance(value, list) else set()
+    return value if isinstance(value, list) else []
+
+
+def _copies(items: list[Any], extras: set[str], names: set[str]) -> set[str]:
+    """The extras of a list whose records carry a name the run gave an item of that kind:
+    copies some write made, never the server's own (the names the run sends are unique)."""
+    return {str(_id(item)) for item in items if isinstance(item, dict) and _id(item) in extras
+            and any(isinstance(v, str) and v in names for v in item.values())}
 
 
 def rows_sight(sight: Sight, rows: Any, project: Project, board: Board,
@@ -123,7 +131,10 @@ def rows_sight(sight: Sight, rows: Any, project: Project, board: Board,
     known = {r.id for r in project.rows} | set(gone_rows)
     listed = [i for i in map(_id, rows) if i is not None]
     sight.put(("rows", project.id), [i for i in listed if i in known], path)
-    sight.put(("extra-rows", project.id), set(listed) - project.known(), path, len(listed))
+    extra_rows = set(listed) - project.known()
+    sight.put(("extra-rows", project.id), extra_rows, path, len(listed))
+    sight.copies[("extra-rows", project.id)] = _copies(rows, extra_rows,
+                                                       {r.name for r in project.rows})
     records = {_id(r): r for r in rows if isinstance(r, dict) and _id(r) is not None}
     for row_id in known:
         step = [*path, {"id": row_id}]
@@ -160,9 +171,12 @@ def rows_sight(sight: Sight, rows: Any, project: Project, board: Board,
             else None
         if order is not None:
             sight.put(("columns", project.id, row.id), *order)
-            shown = _listed(record, order[1][len(path) + 1:])
-            sight.put(("extra-columns", project.id, row.id), shown - project.known(), order[1],
-                      len(shown))
+            items = _list_at(record, order[1][len(path) + 1:])
+            shown = {i for i in map(_id, items) if i is not None}
+            fact = ("extra-columns", project.id, row.id)
+            sight.put(fact, shown - project.known(), order[1], len(shown))
+            sight.copies[fact] = _copies(items, shown - project.known(),
+                                         {c.name for r in project.rows for c in r.columns})
 
 
 def card_sight(sight: Sight, record: Any, project: Project, card_id: str, path: Path,
@@ -212,9 +226,10 @@ def project_sight(sight: Sight, body: Any, project: Project, board: Board,
         listed = [_id(c) for c in cards]
         sight.put(("cards-order", project.id), [i for i in listed if i in project.cards],
                   ["cards"])
-        sight.put(("extra-cards", project.id),
-                  {i for i in listed if i is not None} - project.known(), ["cards"],
-                  len(listed))
+        extra_cards = {i for i in listed if i is not None} - project.known()
+        sight.put(("extra-cards", project.id), extra_cards, ["cards"], len(listed))
+        sight.copies[("extra-cards", project.id)] = _copies(
+            cards, extra_cards, {c.name for c in project.cards.values()})
         for card_id in project.cards:
             sight.put(("card", project.id, card_id), card_id in listed,
                       ["cards", {"id": card_id}])
@@ -355,6 +370,14 @@ class Observer:
             sight.put(fact, expected if expected in values else values[0] if values
                       else ABSENT, [])
         return sight
+
+    def reading(self, board: Board, number: int, exchange: Exchange, project_id: str,
+                card_id: str | None = None) -> Sight | None:
+        """What one exchange shows: op 3's reading of a project, or a write's answer."""
+        if number == 3:
+            project = board.projects.get(project_id)
+            return self._project(board, project, exchange) if project is not None else None
+        return self.answer(board, number, exchange, project_id, card_id)
 
     def answer(self, board: Board, number: int, exchange: Exchange, project_id: str,
                card_id: str | None = None) -> Sight | None:

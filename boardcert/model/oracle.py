@@ -2,7 +2,8 @@
 has shown so far, compared after every write.
 
     oracle = Oracle(api)
-    ... the model told what was made (oracle.board.create_project(...), ...)
+    ... the model told what was made, write by write, each judged on the reading that came
+    with it: oracle.made(oracle.board.create_row(...), its exchange, project id)
     oracle.baseline()                      # the board as made reads back as the model says
     exchange = api.call(10, ...)           # a write
     oracle.check(oracle.board.rename_row(project, row, name), exchange)
@@ -24,7 +25,7 @@ from typing import Any
 from boardcert.errors import NotAssessed
 from boardcert.http.api import Api
 from boardcert.http.client import Exchange
-from boardcert.model.board import Act, Board
+from boardcert.model.board import Act, Board, Fact
 from boardcert.model.compare import Difference, Vision, differences, failure
 from boardcert.model.observe import Observer, Sight
 
@@ -41,6 +42,7 @@ class Oracle:
         self.observer = Observer(api)
         self.vision = Vision()
         self.orders = api.profile.data.get("card_order") == "project.cards"
+        self.confirmed: set[Fact] = set()  # facts a reading has shown as the model says
 
     def look(self, answer: Sight | None = None,
              judge: Callable[[Board, Vision, list[Sight]], list[Any]] | None = None
@@ -61,10 +63,39 @@ class Oracle:
                 self.observer.api.client.adopt(look.aside)
         return [*first, *look.sights]
 
+    def made(self, act: Act, exchange: Exchange | None, project_id: str,
+             card_id: str | None = None, number: int | None = None) -> None:
+        """A write that made the board (before `baseline`), judged on the one reading that
+        came with it: its answer (a Project, a Card), or op 3 read right after it (`number`
+        3). What a reading shows as the model says is confirmed: a later difference there is
+        a later write's (WRITE-ONLY-ADDRESSED), not the creation's."""
+        sight = None
+        if exchange is not None and exchange.status == 200:
+            sight = self.observer.reading(self.board, number or act.op, exchange, project_id,
+                                          card_id)
+        sights = [sight] if sight is not None else []
+        act = self._unconfirmed(act)
+        found = self._judged(act, self.board, self.vision, sights)
+        if found:
+            raise failure(self.board, act, found, exchange)
+        self.confirmed |= self.vision.update(self.board, sights)
+        self._learn(self.board, sights)
+
+    def _unconfirmed(self, act: Act) -> Act:
+        """`act` charged too with what the writes before it made and no reading has shown
+        yet (a difference there may be their creation's own)."""
+        charged = replace(act, addressed={})
+        for earlier in self.board.acts:
+            charged.addressed |= {f: r for f, r in earlier.addressed.items()
+                                  if f not in self.confirmed}
+        charged.addressed |= act.addressed
+        return charged
+
     def baseline(self) -> None:
         """The board as made: what the server leaves open is learnt (createdAt, the cards'
         order), what each reading shows is noted, and it must read as the model says (a
-        difference is charged to the creation that made the item)."""
+        difference is charged to the creation that made the item, but where a reading
+        confirmed it after its creation: `made`)."""
         sights = self.look(judge=lambda board, vision, seen: self._as_made(board, vision,
                                                                          seen)[1])
         made, found = self._as_made(self.board, self.vision, sights)
@@ -78,10 +109,8 @@ class Oracle:
         _first_seen(board, sights)
         self._learn(board, sights, first=True)
         vision.update(board, sights)
-        made = Act(0, "made the board (ops " + ", ".join(
-            sorted({str(a.op) for a in board.acts})) + ")")
-        for act in board.acts:
-            made.addressed |= act.addressed
+        made = self._unconfirmed(Act(0, "made the board (ops " + ", ".join(
+            sorted({str(a.op) for a in board.acts})) + ")"))
         return made, differences(board, sights, made, vision)
 
     def check(self, act: Act, exchange: Exchange | None = None, project_id: str | None = None,
@@ -100,18 +129,21 @@ class Oracle:
             answer = self.observer.answer(self.board, number or act.op, exchange, project_id,
                                           card_id)
 
-        def judged(board: Board, vision: Vision, sights: list[Sight]) -> list[Difference]:
-            _first_seen(board, sights, act.allows)
-            return differences(board, sights, act, vision)
-
-        sights = self.look(answer, judged)
-        found = judged(self.board, self.vision, sights)
+        sights = self.look(answer, lambda board, vision, seen: self._judged(act, board, vision,
+                                                                            seen))
+        found = self._judged(act, self.board, self.vision, sights)
         if found:
             violation = failure(self.board, act, found, exchange)
             violation.last = last
             raise violation
-        self.vision.update(self.board, sights)
+        self.confirmed |= self.vision.update(self.board, sights)
         self._learn(self.board, sights)
+
+    @staticmethod
+    def _judged(act: Act, board: Board, vision: Vision, sights: list[Sight]
+                ) -> list[Difference]:
+        _first_seen(board, sights, act.allows)
+        return differences(board, sights, act, vision)
 
     def confirm(self, act: Act) -> None:
         """A write is judged only where some reading has shown what it addresses."""
@@ -137,16 +169,19 @@ class Oracle:
 
 def _first_seen(board: Board, sights: list[Sight], allows: set[tuple] = frozenset()) -> None:
     """A list read for the first time: what it holds that nobody created is the server's
-    own; so is what a write may make along (`allows`: a new row's columns, an alias)."""
+    own, but for copies of the run's items (named as one of them: some write made those);
+    so is what a write may make along (`allows`: a new row's columns, an alias)."""
     extras: dict[tuple, set[str]] = {}
+    copies: dict[tuple, set[str]] = {}
     for sight in sights:
         for fact, value in sight.seen.items():
             if fact[0].startswith("extra-") and fact[1] in board.projects:
                 extras.setdefault(fact, set()).update(value)
+                copies.setdefault(fact, set()).update(sight.copies.get(fact, set()))
     for fact, found in extras.items():
         if fact in allows:
             board.projects[fact[1]].foreign |= found
-        board.first_seen(fact, found)
+        board.first_seen(fact, found - copies[fact])
     for sight in sights:  # what was learnt is no extra any more
         for fact, value in sight.seen.items():
             if fact in extras:

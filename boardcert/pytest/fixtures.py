@@ -113,12 +113,14 @@ def _created(exchange: Exchange, what: str, number: int) -> Any:
 
 
 def _named(exchange: Exchange, name: str, what: str, number: int, ledger: Ledger,
-           project: Made) -> Made:
+           project: Made, row: Made | None = None) -> Made:
     """The row or column just created, its id found by its name in the Project answered
-    (their shapes are not shown, so not by position), and recorded in the ledger."""
+    (their shapes are not shown, so not by position; a column inside its `row` first), and
+    recorded in the ledger."""
     body = _created(exchange, what, number)
     entry = ledger.created(what, project.entry, answer=body.get("rows") if isinstance(body, dict)
-                           else body, name=name, projectId=project.id)
+                           else body, name=name, within=row.id if row else None,
+                           projectId=project.id)
     if entry is None:
         raise NotAssessed(f"{what} id (the created {what} is not found by name in the Project)")
     return Made(entry.id, name, body, entry, exchange)
@@ -153,7 +155,7 @@ def make_column(api: Api, ledger: Ledger) -> Callable[..., Made]:
         name = name or unique("column")
         exchange = api.call(11, projectId=project.id, rowId=row.id,
                             json=api.body("create_column", name=name))
-        return _named(exchange, name, "column", 11, ledger, project)
+        return _named(exchange, name, "column", 11, ledger, project, row)
     return make
 
 

@@ -60,6 +60,7 @@ class Board:
     held: dict[str, list[Made]] = field(default_factory=dict)  # row id -> its columns
     layout: dict[str, list[Made]] = field(default_factory=dict)  # column id -> its cards
     entries: list[tuple[Made, str, str]] = field(default_factory=list)  # (card, key, value)
+    after: dict[str, Exchange] = field(default_factory=dict)  # key -> op 3 read after its op 21
 
     @property
     def row(self) -> Made:
@@ -86,7 +87,9 @@ def shape(rows: int = 1, wide: bool = False) -> dict[str, int]:
 
 def build(make_project: Make, make_row: Make, make_column: Make, make_card: Make,
           rows: int = 1, wide: bool = False) -> Board:
-    """A board made with the plugin's factories (which put it in the ledger)."""
+    """A board made with the plugin's factories (which put it in the ledger): the project,
+    its rows, their columns row by row, their cards column by column (`modelled` tells the
+    model in this order)."""
     project = make_project()
     made_rows = [make_row(project) for _ in range(3 if wide else rows)]
     home = 1 if wide else 0
@@ -104,11 +107,14 @@ def build(make_project: Make, make_row: Make, make_column: Make, make_card: Make
 
 def give_metadata(api: Api, board: Board, wide: bool = False) -> Board:
     """The first card gets a metadata entry (op 21, the profile's body), noted on the board
-    (a wide board: three entries on the middle card, one on the last); none when the profile
-    has no body for it or the server does not answer 200."""
+    (a wide board: three entries on the middle card, one on the last, the project read by op
+    3 after each but the last: op 21 answers nothing the interface shows, and an entry seen
+    there that a later op 21 loses is that write's fault, not its own creation's); none when
+    the profile has no body for it or the server does not answer 200."""
     if not api.profile.has("bodies.add_card_metadata"):
         return board
-    for card in ([board.cards[1]] * 3 + [board.cards[2]]) if wide else board.cards[:1]:
+    cards = [board.cards[1]] * 3 + [board.cards[2]] if wide else board.cards[:1]
+    for n, card in enumerate(cards):
         key, value = unique("key"), unique("value")
         exchange = api.call(21, projectId=board.project.id, cardId=card.id,
                             json=api.body("add_card_metadata", key=key, value=value))
@@ -116,26 +122,35 @@ def give_metadata(api: Api, board: Board, wide: bool = False) -> Board:
             continue
         board.entries.append((card, key, value))
         board.metadata = board.metadata or (key, value)
+        if n + 1 < len(cards):
+            board.after[key] = api.call(3, projectId=board.project.id)
     return board
 
 
 def modelled(api: Api, board: Board, others: Sequence[Made] = ()) -> Oracle:
-    """The board (and `others`: projects beside it) told to a model (boardcert.model), and read
-    back once as the model says: the oracle a test's writes are checked with."""
+    """The board (and `others`: projects beside it) told to a model (boardcert.model) write
+    by write in the order they were made, each judged on what its answer (or the reading
+    after it) showed, then read back whole as the model says: the oracle a test's writes are
+    checked with."""
     oracle = Oracle(api)
     model, project = oracle.board, board.project.id
     for other in others:
         model.create_project(other.id, other.name)
-    model.create_project(project, board.project.name)
+    oracle.made(model.create_project(project, board.project.name), board.project.exchange,
+                project)
     for row in board.rows:
-        model.create_row(project, row.id, row.name)
+        oracle.made(model.create_row(project, row.id, row.name), row.exchange, project)
+    for row in board.rows:
         for column in board.held.get(row.id, []):
-            model.create_column(project, row.id, column.id, column.name)
+            oracle.made(model.create_column(project, row.id, column.id, column.name),
+                        column.exchange, project)
     for column_id, cards in board.layout.items():
         for card in cards:
-            model.create_card(project, column_id, card.id, card.name)
+            oracle.made(model.create_card(project, column_id, card.id, card.name),
+                        card.exchange, project, card.id)
     for card, key, value in board.entries:
-        model.add_metadata(project, card.id, key, value)
+        oracle.made(model.add_metadata(project, card.id, key, value), board.after.get(key),
+                    project, number=3)
     oracle.baseline()
     return oracle
 

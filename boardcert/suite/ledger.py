@@ -51,17 +51,19 @@ class Ledger:
         return entry
 
     def created(self, kind: str, parent: Entry | None = None, /, answer: Any = None,
-                name: str | None = None, **path: str) -> Entry | None:
+                name: str | None = None, within: str | None = None, **path: str
+                ) -> Entry | None:
         """Record what an operation creating `kind` made, under the path parameters `path`
         names: its id read where the kind shows it (resources.Kind.id_in) in `answer` (the
         body answered, or the part of it to look in): the top-level id, or the id of the
-        record carrying `name`; or given in `path`. None, recording nothing, when the answer
-        shows no id. The one way fixtures, discovery, the arena and the suites record."""
+        record carrying `name` (inside the record `within` names first: a column in its
+        row); or given in `path`. None, recording nothing, when the answer shows no id. The
+        one way fixtures, discovery, the arena and the suites record."""
         where, parameter = BY_NAME[kind].id_in, str(BY_NAME[kind].id_parameter)
         if where == "answer":
             made = str(answer["id"]) if isinstance(answer, dict) and "id" in answer else None
         elif where == "name":
-            made = find_named(answer, str(name))
+            made = find_named(answer, str(name), within)
         else:  # given: in `path` already
             return self.add(kind, parent, **path) if path.get(parameter) is not None else None
         if made is None:

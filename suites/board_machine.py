@@ -10,7 +10,9 @@ failure lists that sequence, and its reproduction sends it again.
 The machine's bundles are the model's own lists of what is there: a rule draws the item it
 addresses among the live ones (any of them, not the first), so a deleted item is never
 addressed again. The first writes lay out a board of 0 to 3 rows, 0 to 3 columns in each and
-0 to 3 cards in each column, each write checked as it comes; the rules then grow and change it.
+0 to 3 cards in each column, each write checked on its answer as it comes and the whole board
+read once they are made (one round trip a creation, not two); the rules then grow and change
+it, the whole board read after every write.
 """
 
 from __future__ import annotations
@@ -33,15 +35,15 @@ class BoardMachine(Steps, RuleBasedStateMachine):
 
     @initialize(data=st.data())
     def lay_out(self, data: Data) -> None:
+        self.laying = True
         project = self._create_project()
-        if project is None:
-            return
-        for _ in range(data.draw(st.integers(0, 3), label="rows")):
+        for _ in range(data.draw(st.integers(0, 3), label="rows") if project else 0):
             row = self._create_row(project)
             for _ in range(data.draw(st.integers(0, 3), label="columns") if row else 0):
                 column = self._create_column(project, row)
                 for _ in range(data.draw(st.integers(0, 3), label="cards") if column else 0):
                     self._create_card(project, column)
+        self.laid_out()
 
     # --- projects (ops 2, 4, 5) -----------------------------------------------------------
 

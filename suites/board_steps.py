@@ -4,6 +4,8 @@ profile body may use."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from hypothesis import strategies as st
@@ -30,6 +32,7 @@ class Steps:
         self.entities: dict[str, tuple[str, str]] = {}  # entity -> (project, card)
         self.plugin = self.api.profile.data.get("plugin_id")
         self.op = 0  # the operation of the last write
+        self.laying = False  # laying the board out: each write judged on its answer alone
 
     # --- sending and checking -------------------------------------------------------------
 
@@ -41,11 +44,29 @@ class Steps:
     def after(self, exchange: Exchange, act: Any, project: str | None = None,
               card: str | None = None) -> None:
         """The write's answer and the whole board against the model (`act`: a callable that
-        applies the write to the model, called only if the write answered 200)."""
+        applies the write to the model, called only if the write answered 200); while the
+        board is laid out, its answer alone (`laid_out` reads the whole board after)."""
         status = exchange.status or 0
         done = act() if status == 200 else self.model.refused(self.op, status)
+        with self.listed():
+            if self.laying:
+                if project is not None:
+                    self.oracle.made(done, exchange, project, card)
+            else:
+                self.oracle.check(done, exchange, project, card, confirm=False)
+
+    def laid_out(self) -> None:
+        """The whole board as laid out, read once and compared with the model (a difference
+        charged to the creation no answer confirmed, else to a later write)."""
+        self.laying = False
+        with self.listed():
+            self.oracle.baseline()
+
+    @contextmanager
+    def listed(self) -> Iterator[None]:
+        """A failure lists the writes, in order."""
         try:
-            self.oracle.check(done, exchange, project, card, confirm=False)
+            yield
         except Violation as exc:
             steps = "\n".join(f"  {n}. op {a.op} {a.said}"
                               for n, a in enumerate(self.model.acts, 1))

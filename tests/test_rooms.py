@@ -115,11 +115,12 @@ def test_private_modules_of_other_libraries_only_in_the_fenced_places() -> None:
 # reproduction scripts' standard-library copy of it (reproduce/answers.py: 429 honoured too),
 # the bundled server's wait for its own child, the speed plugin's check of httpx, and the
 # proxy's way to its upstream (boardcert proxy), which forwards a client's requests as they
-# came and sends none of its own (a 429 is the client's to honour).
+# came and sends none of its own (a 429 is the client's to honour); and the speed plugin's
+# forked workers, whose Unix socket joins a worker to its zygote and reaches no target.
 HTTP_LIBRARIES = ("httpx", "httpcore", "http.client", "urllib.request", "requests", "aiohttp",
                   "urllib3", "socket", "httptools")
 SENDERS = {"boardcert.http.client", "boardcert.reproduce.answers", "boardcert.reference.server",
-           "boardcert.speed.patches", "boardcert.traffic.upstream"}
+           "boardcert.speed.patches", "boardcert.traffic.upstream", "boardcert.speed.forked"}
 
 
 def test_requests_leave_through_one_seam() -> None:

@@ -17,7 +17,9 @@ Its parts:
 - `side_by_side`: the property tests of a unit side by side, with requests in flight (and,
   meanwhile, `ast.parse` one thread at a time, for the whole process);
 - `startup` (loaded by `boardcert run` with -p, right after this plugin): the workers start a
-  few at a time.
+  few at a time;
+- `forked`: each worker a fork of one process that imported the libraries already (through
+  pytest-xdist's own `--tx popen//python=`).
 - `in_flight` (+ `ahead`): requests side by side where the suites say tests are independent
   (boardcert.pytest.together names what; its plain way is one request at a time): this plugin
   puts its own way into the stash (together.TOGETHER).
@@ -70,14 +72,17 @@ def pytest_configure(config: pytest.Config) -> None:
         before = Client.__dict__["dispatch"]  # restored as the session ends (pytester's too)
         Client.dispatch = staticmethod(patches.send_direct)
         config.add_cleanup(lambda: setattr(Client, "dispatch", before))
-    config.stash[SPEED] = Speed(on=True, off=tuple(off.items()))
     config.stash[TOGETHER] = SideBySide(config)
     if hasattr(config, "workerinput"):
         from boardcert.speed import shared_discovery
 
         config.stash[DISCOVERED] = lambda target: shared_discovery.read(config, target)
     elif config.pluginmanager.hasplugin("xdist") and getattr(config.option, "numprocesses", None):
+        from boardcert.speed import forked
         from boardcert.speed.shared_discovery import SharedDiscovery
 
         config.pluginmanager.register(SharedDiscovery(config), "boardcert-shared-discovery")
-
+        why = forked.start(config)
+        if why is not None:
+            off["forked workers"] = why
+    config.stash[SPEED] = Speed(on=True, off=tuple(off.items()))

@@ -20,7 +20,6 @@ from typing import Any
 import uvicorn
 
 from boardcert.reference.app import create_app
-from boardcert.reference.server import free_port
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SUITE = ROOT / "suites" / "test_properties.py"
@@ -225,15 +224,16 @@ def busy_app(api_key: str) -> Any:
 
 @contextmanager
 def serving(app: Any) -> Iterator[str]:
-    """An ASGI app served by uvicorn on a free loopback port, in a thread."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error",
+    """An ASGI app served by uvicorn on a free loopback port, in a thread (the port the
+    server bound itself: no other test, on another pytest-xdist worker, can take it between)."""
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error",
                                            access_log=False))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1] if server.started else 0
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

@@ -22,7 +22,7 @@ import uvicorn
 import yaml
 
 from boardcert.cli.session import PLUGINS
-from boardcert.paths import DEFAULT_PROFILE, ROOT, SUITES
+from boardcert.paths import DEFAULT_PROFILE, REQUIREMENT_TESTS, ROOT, SUITES
 
 from .launcher import Launcher
 from .variant import Variant
@@ -174,6 +174,15 @@ def outcomes(report: Path) -> dict[str, tuple[str, list[str]]]:
     return {t["nodeid"]: (t["outcome"], t["failed_requirements"]) for t in tests}
 
 
+def _modules(select: str | None) -> list[str]:
+    """What to collect for `select`: the modules of its tests where it names a requirement,
+    else the suites' directory."""
+    tests = yaml.safe_load(REQUIREMENT_TESTS.read_text(encoding="utf-8")).get(select or "")
+    if not tests:
+        return [str(SUITES)]
+    return sorted({str(ROOT / test.split("::")[0]) for test in tests})
+
+
 def suite_command(base_url: str, profile: Path, output: Path, budget: str,
                   select: str | None = None) -> list[str]:
     """The suites under pytest with the compliance report, as `boardcert run` runs them but
@@ -191,9 +200,11 @@ def suite_command(base_url: str, profile: Path, output: Path, budget: str,
     the libraries (those the launcher's zygote imported ahead among them).
 
     select: a requirement id; only the tests that name it run (`-m ID`), which is what a fault
-    of that requirement must be caught by, in a few seconds instead of a whole run."""
+    of that requirement must be caught by, in a few seconds instead of a whole run; and only
+    the modules that hold them are collected (spec/requirement-tests.yaml: not the property
+    tests' schema, half a second of each certification, where none of them names it)."""
     plugins = [arg for name in PLUGINS for arg in ("-p", name)]
-    return [sys.executable, "-m", "pytest", str(SUITES), "-q", "--disable-plugin-autoload",
+    return [sys.executable, "-m", "pytest", *_modules(select), "-q", "--disable-plugin-autoload",
             *plugins, "-p", "no:cacheprovider",
             "--rootdir", str(ROOT), "--tb=native", "--no-preflight", "--base-url", base_url,
             "--profile", str(profile), "--budget", budget, f"--report-dir={output}",

@@ -52,10 +52,11 @@ def _loads(body: bytes) -> Any:
         return None
 
 
-async def _answer(send: Any, status: int, body: Any) -> None:
+async def _answer(send: Any, status: int, body: Any, headers: tuple = ()) -> None:
     raw = json.dumps(body).encode()
     await send({"type": "http.response.start", "status": status, "headers": [
-        (b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode())]})
+        (b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode()),
+        *headers]})
     await send({"type": "http.response.body", "body": raw})
 
 
@@ -209,14 +210,16 @@ CREATES = {("POST", ROWS_PATH), ("POST", re.compile(r"/organizations/[^/]+/proje
 
 def busy_app(api_key: str) -> Any:
     """The reference server answering every second create 429 Too Many Requests: a conformant
-    answer (any 4xx may refuse), but not the same one when a scenario is replayed."""
+    answer (any 4xx may refuse), but not the same one when a scenario is replayed. It asks
+    for no wait (Retry-After: 0): the client's pause where none is asked, a second each, made
+    this test wait a minute and a half for nothing it checks."""
     app, count = create_app(api_key), iter(range(10**9))
 
     async def wrapped(scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and any(
                 scope["method"] == method and path.fullmatch(scope["path"])
                 for method, path in CREATES) and next(count) % 2:
-            return await _answer(send, 429, {"error": "slow down"})
+            return await _answer(send, 429, {"error": "slow down"}, ((b"retry-after", b"0"),))
         return await app(scope, receive, send)
 
     return wrapped

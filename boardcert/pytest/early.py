@@ -26,6 +26,7 @@ from boardcert.compat_fallbacks import fixture_request
 from boardcert.errors import NotAssessed
 from boardcert.http.api import Api
 from boardcert.http.client import Client, Exchange
+from boardcert.pytest import together
 from boardcert.pytest.stash import TARGET
 from boardcert.suite.board import Made
 
@@ -86,14 +87,23 @@ def _watched(api: Api, make: Callable[[], Made], make_row: Callable[[Made], Made
 
 @pytest.fixture(scope="session")
 def updated_at_watch(api: Api, make_project, request: pytest.FixtureRequest) -> Watch:
-    """A project per watched update, its updatedAt read (made early: see the module)."""
+    """A project per watched update, its updatedAt read (made early: see the module); side
+    by side where the process's lanes are wide (each its own requests in order)."""
     made: dict[int, Watched | Exception] = {}
-    for number, rows in WATCHED.items():
+    make_row = None
+    if any(WATCHED.values()):
         try:
-            make_row = request.getfixturevalue("make_row") if rows else None
-            made[number] = _watched(api, make_project, make_row, rows)
+            make_row = request.getfixturevalue("make_row")
         except (AssertionError, NotAssessed) as exc:  # a SetUpError is an AssertionError
-            made[number] = exc
+            made = {number: exc for number, rows in WATCHED.items() if rows}
+    numbers = [number for number in WATCHED if number not in made]
+    jobs = [lambda rows=WATCHED[number]: _watched(api, make_project, make_row, rows)
+            for number in numbers]
+    for number, done in zip(numbers, together.gather(api.client, jobs,
+                                                     together.lanes(request.config)),
+                            strict=True):
+        made[number] = done.error if isinstance(done.error, AssertionError | NotAssessed) \
+            else done.result()
     return Watch(made)
 
 

@@ -56,9 +56,9 @@ def sample_tests(kind: str) -> list[TestResult]:
     tests.append(TestResult("suites/test_projects.py::test_delete", "skipped",
                             ("PROJECT-DELETE",), (4,), "not assessed: bodies.delete_project"))
     tests.append(TestResult("suites/test_ids.py::test_ids", "passed", ("ID-FORMAT",), (2, 15),
-                            observations=("ID-FORMAT: ids are numeric strings",),
-                            security_observations=("AUTH-UNLISTED-OBSERVED: op 25 is open "
-                                                   "without a key",)))
+                            observations=(("ID-FORMAT", "ids are numeric strings"),),
+                            security_observations=(("AUTH-UNLISTED-OBSERVED",
+                                                    "op 25 is open without a key"),)))
     if kind == "non-conformant":
         tests.append(TestResult("suites/test_cards.py::test_name_25001", "failed",
                                 ("CARD-NAME-MAX-REJECTED",), (16,), FAILURE, (EVIDENCE,),

@@ -212,10 +212,12 @@ class JUnit:
         """The testcase closed: the test's properties, its records', and, for a failure, where
         each requirement it failed is explained."""
         case = self.open.pop(key)
-        case.properties = [(str(n), escape(v)) for n, v in report.user_properties
-                           if n != RECORD]
-        case.properties += [(n, escape(v)) for n, v in record_properties(
-            self.records.get(key, []))]
+        records = self.records.get(key, [])
+        case.properties = [(n, escape(v)) for n, v in identity_properties(records)]
+        case.properties += [(str(n), escape(v)) for n, v in report.user_properties
+                            if n != RECORD]
+        case.properties += [(n, escape(v)) for n, v in observation_properties(records)]
+        case.properties += [(n, escape(v)) for n, v in record_properties(records)]
         named = dict(case.properties)
         ids = named.get("failed_requirements") or named.get("requirements") or ""
         if ids and any(node.tag == "failure" for node in case.nodes):
@@ -243,6 +245,22 @@ class JUnit:
         for case in cases:
             strict(case)
         _write(ET.ElementTree(root), self.path, self.config.rootpath)
+
+
+def identity_properties(records: list[Record]) -> list[tuple[str, str]]:
+    """A test's requirement ids and operations, as JUnit properties (space-separated)."""
+    named = next((r for r in records if r.requirements), None)
+    if named is None:
+        return []
+    return [("requirements", " ".join(named.requirements)),
+            ("operations", " ".join(map(str, named.operations)))]
+
+
+def observation_properties(records: list[Record]) -> list[tuple[str, str]]:
+    """What a test observed (its last record holds them all), as JUnit properties."""
+    observed = next((r.observations for r in reversed(records) if r.observations), ())
+    return [("security_observation" if security else "observation", f"{i}: {text}")
+            for i, text, security in observed]
 
 
 def record_properties(records: list[Record]) -> list[tuple[str, str]]:

@@ -1,8 +1,9 @@
 """What a test's report found, as one record: the data every output reads (compliance.json,
 junit.xml, Allure, the console), never text to parse again.
 
-boardcert.pytest.failures makes one per phase report that has something to say and carries it
-in ONE user property (RECORD: its JSON), which pytest-xdist serialises with the report to the
+boardcert.pytest.failures makes one per phase report that has something to say (a test that
+names requirements always has: which, and the operations it touches) and carries it in ONE
+user property (RECORD: its JSON), which pytest-xdist serialises with the report to the
 controller as it does every user property; `of(report)` reads it back there.
 """
 
@@ -19,6 +20,10 @@ RECORD = "boardcert"  # the user property that holds a report's record (JSON)
 class Record:
     """What one phase of a test found."""
 
+    requirements: tuple[str, ...] = ()  # the requirement ids the test names (its markers)
+    operations: tuple[int, ...] = ()  # the operations it touches
+    # INFO it recorded so far (the `observe` fixture): (requirement, text, security?)
+    observations: tuple[tuple[str, str, bool], ...] = ()
     failed_requirements: tuple[str, ...] = ()  # what its failure breaks (Violation.requirements)
     evidence: tuple[dict[str, Any], ...] = ()  # exchanges (Exchange.as_dict()): the failure's own
     message: str = ""  # the failure's: its violations' messages, or a failed check's
@@ -46,9 +51,12 @@ class Record:
     @classmethod
     def from_json(cls, text: str) -> Record:
         data = json.loads(text)
-        for name in ("failed_requirements", "evidence", "kept", "lacks", "misfit", "held"):
+        for name in ("requirements", "operations", "failed_requirements", "evidence", "kept",
+                     "lacks", "misfit", "held"):
             if name in data:
                 data[name] = tuple(data[name])
+        if "observations" in data:
+            data["observations"] = tuple(tuple(o) for o in data["observations"])
         if "unassessed" in data:  # JSON's keys are strings: the operations are numbers
             data["unassessed"] = {req: {int(op): why for op, why in ops.items()}
                                   for req, ops in data["unassessed"].items()}

@@ -50,11 +50,11 @@ class ReadOnlySummary:
         self.skipped: set[str] = set()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        ids = str(dict(report.user_properties).get("requirements", "")).split()
-        if report.skipped and record_of(report).read_only:
-            self.skipped.update(ids)
+        found = record_of(report)
+        if report.skipped and found.read_only:
+            self.skipped.update(found.requirements)
         elif report.when == "call" or report.failed:
-            self.assessed.update(ids)
+            self.assessed.update(found.requirements)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.config.stash[TARGET].read_only or run_of(self.config).plan \

@@ -23,8 +23,8 @@ from boardcert.http.evidence import evidence_text, exchange_text
 from boardcert.outputs.record import RECORD, Record
 from boardcert.outputs.record import of as record_of
 from boardcert.outputs.report.build import BUG
-from boardcert.pytest.markers import requirement_ids
-from boardcert.pytest.stash import CLIENT, LEDGERS, READ_ONLY_SKIPPED, THROWAWAY
+from boardcert.pytest.markers import identity, requirement_ids
+from boardcert.pytest.stash import CLIENT, LEDGERS, OBSERVED, READ_ONLY_SKIPPED, THROWAWAY
 from boardcert.pytest.target import exchanges_of
 from boardcert.reproduce import recipe
 from boardcert.reproduce.script import relative_path
@@ -55,7 +55,10 @@ def _record(item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestR
             ) -> Record:
     """What this phase found, as data (and the report's longrepr and sections as it shows)."""
     unchecked = item.stash.get(UNASSESSED, None)
-    record = Record(unassessed=unchecked if call.when == "call" and unchecked else {})
+    ids, ops = identity(item)
+    record = Record(requirements=ids, operations=ops,
+                    observations=tuple(item.stash.get(OBSERVED, ())),
+                    unassessed=unchecked if call.when == "call" and unchecked else {})
     exc = call.excinfo.value if call.excinfo is not None else None
     if isinstance(exc, pytest.skip.Exception) and item.stash.get(READ_ONLY_SKIPPED, False):
         return replace(record, read_only=True)

@@ -18,7 +18,7 @@ from boardcert.http.client import Client, Exchange
 from boardcert.interface import requirements
 from boardcert.pytest import together
 from boardcert.pytest.settings import run_of
-from boardcert.pytest.stash import DISCOVERED
+from boardcert.pytest.stash import DISCOVERED, OBSERVED
 from boardcert.settings.budget import Budget
 from boardcert.settings.config import NotAssessed, Profile, Target
 from boardcert.suite.board import Board, Made, build, give_metadata, unique
@@ -235,11 +235,13 @@ def wide_board_with_metadata(make_board, request: pytest.FixtureRequest) -> Boar
 @pytest.fixture
 def observe(request: pytest.FixtureRequest) -> Callable[..., None]:
     """Record an observation (INFO) for the report: observe("ROW-NAME-PROPERTY-CHOICE", text);
-    `security=True` flags it as one that matters for security."""
+    `security=True` flags it as one that matters for security. It is data of the test's
+    record (stash.OBSERVED, which boardcert.pytest.failures puts there), not text."""
     def record(requirement: str, text: str, security: bool = False) -> None:
         if requirement not in requirements.catalogue():
             raise ValueError(f"unknown requirement {requirement}")
-        name = "security_observation" if security else "observation"
-        request.node.user_properties.append((name, f"{requirement}: {text}"))
+        kept = request.node.stash.setdefault(OBSERVED, [])
+        if (requirement, text, security) not in kept:
+            kept.append((requirement, text, security))
     return record
 

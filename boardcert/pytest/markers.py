@@ -1,6 +1,8 @@
 """Requirement markers (pytest plugin module): `@pytest.mark.requirement("ID", ..., op=N)`
-becomes the markers `<REQ-ID>` and `op<N>` and the user properties `requirements` and
-`operations`; `--read-only` skips, before set-up, every test that may change the server."""
+becomes the markers `<REQ-ID>` and `op<N>` and the test's identity (`identity(item)`: its
+requirement ids and operations, which every record of its phases carries:
+boardcert.pytest.failures); `--read-only` skips, before set-up, every test that may change the
+server."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from boardcert.pytest.stash import READ_ONLY_SKIPPED, TARGET
 
 READ_ONLY_SKIP = "not assessed: --read-only (this test changes the server)"
 _NONE = requirements.Requirement("", "", "", "", "", "", ())
+IDENTITY = pytest.StashKey[tuple[tuple[str, ...], tuple[int, ...]]]()  # ids, operations
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -39,12 +42,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for name in [*ids, *(f"op{n}" for n in ops)]:
             item.add_marker(name)
         if ids:
-            item.user_properties.append(("requirements", " ".join(ids)))
-            item.user_properties.append(("operations", " ".join(map(str, ops))))
+            item.stash[IDENTITY] = (tuple(ids), tuple(ops))
         if ids and config.stash[TARGET].read_only and item.get_closest_marker("read_only") is None:
             # Skipped before set-up, so no module or session fixture creates anything for it.
             item.add_marker(pytest.mark.skip(reason=READ_ONLY_SKIP))
             item.stash[READ_ONLY_SKIPPED] = True  # the record says why, as data
+
+
+def identity(item: pytest.Item) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The requirement ids a collected test names and the operations it touches (none: it
+    names no requirement)."""
+    return item.stash.get(IDENTITY, ((), ()))
 
 
 def requirement_ids(item: pytest.Item) -> list[str]:

@@ -125,18 +125,8 @@ class Collector:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         test = self.tests.setdefault(report.nodeid, {
-            "outcome": "passed", "message": "", "duration": 0.0, "requirements": (),
-            "operations": (), "observations": [], "security": [], "record": Record()})
+            "outcome": "passed", "message": "", "duration": 0.0, "record": Record()})
         test["duration"] += report.duration
-        for name, value in report.user_properties:
-            if name == "requirements":
-                test[name] = tuple(str(value).split())
-            elif name == "operations":
-                test["operations"] = tuple(int(n) for n in str(value).split())
-            elif name in ("observation", "security_observation"):
-                kept = test["observations" if name == "observation" else "security"]
-                if value not in kept:
-                    kept.append(str(value))
         found = record_of(report)
         test["record"] = test["record"].then(found)
         outcome = phase_outcome(report)
@@ -159,10 +149,14 @@ class Collector:
 
     def results(self) -> list[compliance.TestResult]:
         return [compliance.TestResult(
-            nodeid=nodeid, outcome=t["outcome"], requirements=t["requirements"],
-            operations=t["operations"], message=t["message"], evidence=r.evidence,
-            duration=t["duration"], observations=tuple(t["observations"]),
-            security_observations=tuple(t["security"]), blamed=r.failed_requirements,
+            nodeid=nodeid, outcome=t["outcome"], requirements=r.requirements,
+            operations=r.operations, message=t["message"], evidence=r.evidence,
+            duration=t["duration"],
+            observations=tuple((i, text) for i, text, security in r.observations
+                               if not security),
+            security_observations=tuple((i, text) for i, text, security in r.observations
+                                        if security),
+            blamed=r.failed_requirements,
             boardcert_error=r.boardcert_error, unassessed=r.unassessed,
             reproduction=r.reproduction, kept=r.kept,
             lacks=r.lacks, misfit=r.misfit, held=r.held,

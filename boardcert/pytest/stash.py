@@ -35,3 +35,4 @@ DISCOVERED = pytest.StashKey[Callable[[Target], "tuple[Any, str | None] | None"]
 # On a worker of the speed plugin's scheduling: each selected test's unit (node id -> unit).
 UNITS = pytest.StashKey[Callable[[Sequence[str]], dict[str, str]]]()
 READ_ONLY_SKIPPED = pytest.StashKey[bool]()  # --read-only skipped this test before set-up
+OBSERVED = pytest.StashKey[list[tuple[str, str, bool]]]()  # a test's observations (INFO), in order

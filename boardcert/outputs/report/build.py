@@ -55,10 +55,10 @@ class TestResult:
     operations: tuple[int, ...] = ()
     message: str = ""  # the failure message, or the skip reason
     evidence: tuple[dict[str, Any], ...] = ()  # the failure's exchanges (Exchange.as_dict())
-    observations: tuple[str, ...] = ()  # "REQ-ID: text"
+    observations: tuple[tuple[str, str], ...] = ()  # (requirement id, text)
     duration: float = 0.0
     blamed: tuple[str, ...] = ()  # the requirements the failure says it breaks (its data)
-    security_observations: tuple[str, ...] = ()  # "REQ-ID: text", flagged as security
+    security_observations: tuple[tuple[str, str], ...] = ()  # the same, flagged as security
     boardcert_error: str = ""  # "Type: message": the test broke inside boardcert (a bug)
     # requirement -> {operation: why}: what the test names but did not check there
     # (failures.UNASSESSED; a property item whose requests never got a 2xx)
@@ -312,10 +312,9 @@ def collect_observations(tests: list[TestResult]) -> list[dict[str, Any]]:
     catalogue = requirements.catalogue()
     found: list[dict[str, Any]] = []
     for test in tests:
-        for entry, security in [*((o, False) for o in test.observations),
-                                *((o, True) for o in test.security_observations)]:
-            req_id, _, text = entry.partition(": ")
-            found.append(_observation(req_id, test.nodeid, text.strip() or entry, security))
+        for (req_id, text), security in [*((o, False) for o in test.observations),
+                                         *((o, True) for o in test.security_observations)]:
+            found.append(_observation(req_id, test.nodeid, text, security))
         for req_id in test.failed_requirements:
             if req_id in catalogue and catalogue[req_id].level == "INFO":
                 found.append(_observation(req_id, test.nodeid, f"test failed: {test.summary}"))

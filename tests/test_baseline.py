@@ -310,7 +310,8 @@ def after(tmp_path: Path, now: dict, exit_code: int = 1, strict: bool = False,
     if known is not None:
         args.known_failures = str(tmp_path / "known.txt")
         Path(args.known_failures).write_text(known, encoding="utf-8")
-    code = after_run.after_run(args, after_run.prepare_after_run(args), output, exit_code)
+    code = after_run.after_run(args, after_run.prepare_after_run(args), output, exit_code,
+                               report.load(output))
     return code, report.load(output)
 
 

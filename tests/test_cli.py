@@ -222,13 +222,21 @@ def test_target_lost_under_xdist_exits_3_once(tmp_path):
 
 # --- exit codes --------------------------------------------------------------------------
 
+def heard(built: dict) -> exits.RunWatch:
+    """A RunWatch that heard the report written (boardcert's hook, as a run calls it)."""
+    watch = exits.RunWatch()
+    watch.pytest_boardcert_report_written(report=built)
+    return watch
+
+
 @pytest.mark.parametrize(("verdict", "strict", "code"), [
     ("conformant", False, 0), ("conformant", True, 0),
     ("conformant with warnings", False, 0), ("conformant with warnings", True, 1),
     ("non-conformant", False, 1), ("incomplete", False, 1)])
 def test_exit_code_follows_the_verdict(tmp_path, capsys, verdict, strict, code):
-    report.write(sample_report(verdict), tmp_path)
-    assert exits.outcome(1, exits.RunWatch(), tmp_path, strict) == code
+    built = sample_report(verdict)
+    report.write(built, tmp_path)
+    assert exits.outcome(1, heard(built), tmp_path, strict) == code
     assert f"boardcert: {verdict.upper()}:" in capsys.readouterr().out
 
 
@@ -238,7 +246,7 @@ def test_the_last_line_counts_the_errors_inside_boardcert(tmp_path, capsys):
     built["boardcert_errors"] = [{"test": "t::x", "error": "KeyError: 'rows'",
                                   "requirements": ["ROW-RENAME"]}] * 2
     report.write(built, tmp_path)
-    exits.outcome(1, exits.RunWatch(), tmp_path, False)
+    exits.outcome(1, heard(built), tmp_path, False)
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert last.startswith("boardcert: 2 errors inside boardcert: a bug in boardcert, not "
                            "something the server did")

@@ -72,15 +72,15 @@ def prepare_after_run(args: argparse.Namespace, profile: Path | None = None) -> 
     return after
 
 
-def after_run(args: argparse.Namespace, after: AfterRun, output: Path, exit_code: int) -> int:
-    """Compare with the baseline (its exit code then replaces the verdict's), then bundle."""
+def after_run(args: argparse.Namespace, after: AfterRun, output: Path, exit_code: int,
+              found: dict[str, Any] | None) -> int:
+    """Compare with the baseline (its exit code then replaces the verdict's), then bundle;
+    `found`: the run's compliance report, as it wrote it (None: it wrote none)."""
     from boardcert.outputs import baseline, report
 
-    if exit_code in (EXIT_USAGE, EXIT_UNREACHABLE, EXIT_INTERRUPTED) \
-            or not (output / report.JSON_NAME).is_file():
+    if exit_code in (EXIT_USAGE, EXIT_UNREACHABLE, EXIT_INTERRUPTED) or found is None:
         return exit_code
     if after.compares:
-        found = report.load(output)
         comparison = baseline.compare(found, after.baseline, after.known,
                                       baseline_name=args.baseline,
                                       known_name=args.known_failures)
@@ -93,16 +93,16 @@ def after_run(args: argparse.Namespace, after: AfterRun, output: Path, exit_code
                else "stale known failures (--strict)" if failing else "nothing got worse")
         print(f"boardcert: {'REGRESSION' if failing else 'NO REGRESSION'}: {why} "
               f"(exit {exit_code}: a regression run exits by the comparison, not the verdict)")
-    return certify(after, output) or exit_code
+    return certify(after, output, found) or exit_code
 
 
-def certify(after: AfterRun, output: Path) -> int | None:
-    """The attestations beside the reports, and the bundle holding them too; an exit code
-    only when they could not be made."""
+def certify(after: AfterRun, output: Path, found: dict[str, Any]) -> int | None:
+    """The attestations beside the reports (of `found`, compliance.json's content), and the
+    bundle holding them too; an exit code only when they could not be made."""
     from boardcert.outputs import attestations, bundle, keyless, report
 
     plan = after.attest
-    plan.report = report.load(output)
+    plan.report = found
     plan.inputs = {"openapi": bundle.sha256(OPENAPI.read_bytes()),
                    "requirements": bundle.sha256(REQUIREMENTS.read_bytes())}
     try:

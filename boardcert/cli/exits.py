@@ -46,37 +46,38 @@ def stopped(exc: ConfigError | UnreachableError) -> int:
 
 
 class RunWatch:
-    """Given to pytest.main: learns whether the run stopped because the target is unreachable
-    (or stopped answering), or because it was interrupted (Ctrl-C)."""
+    """Given to pytest.main: learns the compliance report the run wrote, and whether the run
+    stopped because the target is unreachable (or stopped answering) or because it was
+    interrupted (Ctrl-C), from boardcert's own hooks (boardcert.pytest.hookspecs)."""
 
     def __init__(self) -> None:
         self.unreachable = False
         self.interrupted = False
         self.message = ""
+        self.report: dict[str, Any] | None = None  # compliance.json's content, once written
 
-    def pytest_unconfigure(self, config: Any) -> None:
-        watch = config.pluginmanager.get_plugin("boardcert-exit-watch")
-        if watch is not None and watch.unreachable:
-            self.unreachable, self.message = True, watch.message
-        elif watch is not None:
-            self.interrupted = watch.cancelled
+    def pytest_boardcert_report_written(self, report: dict[str, Any]) -> None:
+        self.report = report
+
+    def pytest_boardcert_run_ended(self, unreachable: bool, message: str,
+                                   interrupted: bool) -> None:
+        self.unreachable, self.message = unreachable, message if unreachable else ""
+        self.interrupted = interrupted and not unreachable
 
 
 def outcome(code: int, watch: RunWatch, output: Path, strict: bool) -> int:
-    """The exit code of a run, from the verdict in its compliance.json (3 for a target that
-    stopped answering, 130 for an interrupted run, whatever the verdict)."""
-    from boardcert.outputs import report
-
+    """The exit code of a run, from the verdict of the compliance report it wrote (`watch`
+    heard it: compliance.json's content; 3 for a target that stopped answering, 130 for an
+    interrupted run, whatever the verdict)."""
     if code == 4 and not watch.unreachable:  # pytest's usage error: a bad flag, a profile key
         return EXIT_USAGE
     first = watch.message.splitlines()[0] if watch.message else "no answer"
-    try:
-        found = report.load(output)
-    except report.ReportError as exc:
+    found = watch.report
+    if found is None:
         if watch.unreachable:
             error(f"{first} (no report written)")
             return EXIT_UNREACHABLE
-        error(f"no compliance report was written (pytest exit status {code}): {exc}")
+        error(f"no compliance report was written (pytest exit status {code})")
         return EXIT_INTERRUPTED if watch.interrupted else EXIT_FAILED
     verdict, smoke = found["verdict"], found.get("read_only")
     if smoke:  # --read-only: its own verdict, never a certification

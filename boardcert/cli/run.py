@@ -89,7 +89,8 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     watch = RunWatch()
     with redacted_console(redactor):
         code = pytest_main(pytest_arguments(args, extra, output), watch, run)
-    return after_run(args, after, output, outcome(code, watch, output, args.strict))
+    return after_run(args, after, output, outcome(code, watch, output, args.strict),
+                     watch.report)
 
 
 def _keep_bytecode() -> None:

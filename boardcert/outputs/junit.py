@@ -124,6 +124,9 @@ class JUnit:
     def pytest_sessionstart(self) -> None:
         self.started, self.clock = datetime.now(UTC), time.perf_counter()
 
+    def pytest_boardcert_files(self) -> list[Path]:
+        return [self.path, properties_path(self.path)]
+
     def case(self, key: tuple[str, Any]) -> Case:
         if key not in self.open:
             self.open[key] = Case()

@@ -44,16 +44,10 @@ WRITTEN = pytest.StashKey[list[Path]]()
 
 
 def written(config: pytest.Config) -> Iterator[Path]:
-    """Where the run wrote: the report directory, junit.xml and its properties form, the
-    Allure results."""
-    option = config.option
-    for given in (getattr(option, "report_dir", None), getattr(option, "allure_report_dir", None)):
-        if given:
-            yield Path(given)
-    xml = config.pluginmanager.get_plugin("boardcert-junit")  # boardcert.outputs.junit's writer
-    path = getattr(xml, "path", None)
-    if path:
-        from boardcert.outputs import junit  # a plugin module: pytest imports it first
-
-        yield Path(path)
-        yield junit.properties_path(Path(path))
+    """Where the run writes: what each writer says (boardcert's own hook: the report
+    directory, junit.xml and its properties form), and the Allure results."""
+    for paths in config.hook.pytest_boardcert_files(config=config):
+        yield from paths
+    given = getattr(config.option, "allure_report_dir", None)
+    if given:
+        yield Path(given)

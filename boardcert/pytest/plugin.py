@@ -41,6 +41,13 @@ pytest_plugins = ["boardcert.speed",  # first: freezes the heap before Hypothesi
                   "boardcert.properties"]  # --budget, the Hypothesis seed, schemathesis items
 
 
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """boardcert's own hooks (boardcert.pytest.hookspecs)."""
+    from boardcert.pytest import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
 def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
     """pytest-xdist starts the workers of `boardcert run -- -n N` with pytest's original
     arguments, without the suites the controller added (pytest.suites.SuitesUnlessPathsGiven):

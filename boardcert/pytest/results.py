@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from boardcert.http.redact import for_key
 from boardcert.interface import requirements
 from boardcert.outputs import report as compliance
 from boardcert.outputs.record import Record
@@ -47,10 +48,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.pluginmanager.register(ExitWatch(config), "boardcert-exit-watch")
+    watch = ExitWatch(config)
+    config.pluginmanager.register(watch, "boardcert-exit-watch")
     runs_tests = not (config.option.collectonly or in_session(config).plan)
     if config.option.report_dir and runs_tests and not hasattr(config, "workerinput"):
-        config.pluginmanager.register(Collector(config, Path(config.option.report_dir)),
+        config.pluginmanager.register(Collector(config, Path(config.option.report_dir), watch),
                                       "boardcert-results")
 
 
@@ -98,6 +100,13 @@ class ExitWatch:
     def unreachable(self) -> bool:
         return self.returncode == UNREACHABLE
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if not hasattr(config, "workerinput"):
+            config.hook.pytest_boardcert_run_ended(
+                config=config, unreachable=self.unreachable, message=self.message,
+                interrupted=self.cancelled)
+
     @property
     def cancelled(self) -> bool:
         """Interrupted by the user (Ctrl-C), not by pytest-xdist stopping at --maxfail."""
@@ -110,9 +119,10 @@ class ExitWatch:
 class Collector:
     """Gathers every test's outcome on the controller; writes the report at session end."""
 
-    def __init__(self, config: pytest.Config, directory: Path) -> None:
+    def __init__(self, config: pytest.Config, directory: Path, watch: ExitWatch) -> None:
         self.config = config
         self.directory = directory
+        self.watch = watch
         self.started = datetime.now(UTC)
         self.tests: dict[str, dict[str, Any]] = {}
         self.collection_errors: list[dict[str, str]] = []
@@ -134,18 +144,29 @@ class Collector:
             test["outcome"] = outcome
             test["message"] = found.message or phase_message(report)
 
+    def pytest_boardcert_files(self) -> list[Path]:
+        return [self.directory]
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        watch = self.config.pluginmanager.get_plugin("boardcert-exit-watch")
-        if watch is not None and watch.returncode and not self.tests:
+        if self.watch.returncode and not self.tests:
             return  # stopped before any test: the preflight, or nothing listening
-        facts = self.run_facts(stopped(session, watch, len(self.tests)))
-        report = compliance.build(self.results(), facts)  # (the key: boardcert.pytest.masked)
+        facts = self.run_facts(stopped(session, self.watch, len(self.tests)))
+        report = compliance.build(self.results(), facts)
         shown = without_machine_paths(json.dumps(report, ensure_ascii=False),
                                       self.config.rootpath)  # no directory of this machine
-        report = json.loads(shown)
+        report = self.masked(json.loads(shown))
         compliance.write(report, self.directory)
         self.config.stash[REPORT] = report
+        self.config.hook.pytest_boardcert_report_written(config=self.config, report=report,
+                                                         directory=self.directory)
+
+    def masked(self, report: dict[str, Any]) -> dict[str, Any]:
+        """The report with the key masked as boardcert.pytest.masked masks compliance.json at
+        the end (which then finds it so): the report handed on is the file's content."""
+        target = self.config.stash.get(TARGET, None)
+        redactor = for_key(target.api_key if target is not None else None)
+        return redactor.document(report, compliance.schema()) if redactor else report
 
     def results(self) -> list[compliance.TestResult]:
         return [compliance.TestResult(

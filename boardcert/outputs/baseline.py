@@ -20,59 +20,31 @@ A known-failures file names one requirement id a line; `#` starts a comment (a r
 
 from __future__ import annotations
 
-import json
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from boardcert.interface import requirements
+from boardcert.outputs import report as compliance
 from boardcert.settings import run_facts
 
-JSON_NAME = "compliance.json"
 PASSED, FAILED, NOT_ASSESSED = "passed", "failed", "not assessed"
 
 
-class BaselineError(Exception):
+class BaselineError(compliance.ReportError):
     """A baseline or known-failures file that cannot be read (a usage error)."""
 
 
 # --- reading -----------------------------------------------------------------------------
 
 def load(path: Path) -> dict[str, Any]:
-    """A compliance report from compliance.json, a report directory or a certification.zip.
-    Only what comparisons need is checked, so reports of other suite versions load too."""
+    """A compliance report from compliance.json, a report directory or a certification.zip
+    (boardcert.outputs.report.load, the one reader): only what comparisons need is checked, so
+    reports of other suite versions load too."""
     try:
-        if path.is_dir():
-            path = path / JSON_NAME
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as bundle:
-                text = bundle.read(JSON_NAME).decode("utf-8")
-        else:
-            text = path.read_text(encoding="utf-8")
-        report = json.loads(text)
-    except KeyError:
-        raise BaselineError(f"{path}: a zip without {JSON_NAME}") from None
-    except OSError as exc:
-        raise BaselineError(f"{path}: cannot read it ({exc.strerror or exc})") from None
-    except ValueError as exc:
-        raise BaselineError(f"{path}: not a JSON compliance report ({exc})") from None
-    problem = _shape_problem(report)
-    if problem:
-        raise BaselineError(f"{path}: not a compliance report ({problem})")
-    return report
-
-
-def _shape_problem(report: Any) -> str | None:
-    if not isinstance(report, dict):
-        return "not a JSON object"
-    if not isinstance(report.get("verdict"), str):
-        return "no verdict"
-    reqs = report.get("requirements")
-    if not isinstance(reqs, list) or not all(
-            isinstance(r, dict) and {"id", "level", "status"} <= r.keys() for r in reqs):
-        return "no requirements with id, level and status"
-    return None
+        return compliance.load(path, validated=False)
+    except compliance.ReportError as exc:
+        raise BaselineError(str(exc)) from None
 
 
 def read_known_failures(path: Path) -> dict[str, str]:

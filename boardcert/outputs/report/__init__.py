@@ -10,6 +10,7 @@ compliance.md and a self-contained compliance.html.
 from __future__ import annotations
 
 import json
+import zipfile
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -103,19 +104,45 @@ def render_files(report: dict[str, Any], directory: Path) -> dict[str, Path]:
 _written: dict[Path, str] = {}
 
 
-def load(directory: Path) -> dict[str, Any]:
-    """The compliance.json of a report directory (or the file itself), validated."""
-    path = directory / JSON_NAME if directory.is_dir() else directory
+def load(path: Path, validated: bool = True) -> dict[str, Any]:
+    """A compliance report, the one reader of compliance.json: the file, the report directory
+    holding it, or a certification bundle (zip) that does. `validated` against
+    spec/compliance.schema.json; else checked only for what a comparison reads (the verdict,
+    each requirement's id, level and status), so that reports of other versions load too."""
+    if path.is_dir():
+        path = path / JSON_NAME
     try:
-        text = path.read_text(encoding="utf-8")
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as bundle:
+                text = bundle.read(JSON_NAME).decode("utf-8")
+        else:
+            text = path.read_text(encoding="utf-8")
         report = json.loads(text)
+    except KeyError:
+        raise ReportError(f"{path}: a zip without {JSON_NAME}") from None
     except OSError as exc:
-        raise ReportError(f"{path}: cannot read it ({exc.strerror})") from None
+        raise ReportError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     except ValueError as exc:
-        raise ReportError(f"{path}: not JSON ({exc})") from None
-    if _written.get(path.resolve()) != text:
+        raise ReportError(f"{path}: not a JSON compliance report ({exc})") from None
+    if not validated:
+        problem = _shape_problem(report)
+        if problem:
+            raise ReportError(f"{path}: not a compliance report ({problem})")
+    elif _written.get(path.resolve()) != text:
         validate(report)
     return report
+
+
+def _shape_problem(report: Any) -> str | None:
+    if not isinstance(report, dict):
+        return "not a JSON object"
+    if not isinstance(report.get("verdict"), str):
+        return "no verdict"
+    reqs = report.get("requirements")
+    if not isinstance(reqs, list) or not all(
+            isinstance(r, dict) and {"id", "level", "status"} <= r.keys() for r in reqs):
+        return "no requirements with id, level and status"
+    return None
 
 
 def rebuild(directory: Path) -> dict[str, Path]:

@@ -41,6 +41,7 @@ from boardcert.interface import requirements
 from boardcert.outputs.record import RECORD, Record
 from boardcert.outputs.record import of as record_of
 from boardcert.paths import without_machine_paths
+from boardcert.settings import roles
 from boardcert.settings.run import in_session
 
 MESSAGE_MAX = 200
@@ -60,7 +61,7 @@ _ILLEGAL = {c: f"#x{c:02X}" if c <= 0xFF else f"#x{c:04X}"
 @pytest.hookimpl(tryfirst=True)  # before pytest's junitxml, which then writes nothing
 def pytest_configure(config: pytest.Config) -> None:
     path = config.option.xmlpath
-    if not path or hasattr(config, "workerinput"):
+    if not path or roles.is_worker(config):
         return
     try:
         slot = junit_slot()  # where Hypothesis and record_testsuite_property find the writer

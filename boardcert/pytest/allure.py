@@ -47,7 +47,7 @@ from boardcert.pytest.failures import RECORDED
 from boardcert.pytest.markers import item_operations, requirement_ids
 from boardcert.pytest.stash import ALLURE_WRITTEN, TARGET
 from boardcert.pytest.target import exchanges_of
-from boardcert.settings import run_facts
+from boardcert.settings import roles, run_facts
 from boardcert.settings.run import in_session
 
 SEVERITY = {"MUST": "critical", "SHOULD": "normal", "INFO": "trivial"}
@@ -175,7 +175,7 @@ def _drop_marker_tags(item: pytest.Item, result: Any) -> None:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
     directory = getattr(config.option, "allure_report_dir", None)
-    if not directory or not _enabled(config) or hasattr(config, "workerinput"):
+    if not directory or not _enabled(config) or roles.is_worker(config):
         return
     write_environment(Path(directory), environment(config))  # the key: pytest.masked
     done = config.stash.get(ALLURE_WRITTEN, set())  # saved with the paths replaced

@@ -15,6 +15,7 @@ from boardcert.compat_fallbacks import fallbacks
 from boardcert.outputs.record import of as record_of
 from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import LEFT_BEHIND, PREFLIGHT_NOTES, SPEED, TARGET
+from boardcert.settings import roles
 from boardcert.settings.config import ENV
 from boardcert.settings.run_facts import NO_SPEED
 
@@ -58,7 +59,7 @@ class ReadOnlySummary:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.config.stash[TARGET].read_only or run_of(self.config).plan \
-                or hasattr(self.config, "workerinput"):
+                or roles.is_worker(self.config):
             return
         left = sorted(self.skipped - self.assessed)
         terminalreporter.write_line(

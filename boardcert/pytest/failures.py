@@ -28,6 +28,7 @@ from boardcert.pytest.stash import CLIENT, LEDGERS, OBSERVED, READ_ONLY_SKIPPED,
 from boardcert.pytest.target import exchanges_of
 from boardcert.reproduce import recipe
 from boardcert.reproduce.script import relative_path
+from boardcert.settings import roles
 from boardcert.settings.run import in_session
 
 UNASSESSED = pytest.StashKey[dict[str, dict[int, str]]]()  # requirement -> {operation: why}
@@ -37,7 +38,7 @@ EXCHANGES_SHOWN = 4  # the test's last exchanges shown with a failure that carri
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if not hasattr(config, "workerinput"):
+    if roles.reporting(config):
         config.pluginmanager.register(BugSummary(), "boardcert-bug-summary")
 
 

@@ -14,6 +14,7 @@ import pytest
 from boardcert.http.redact import for_key
 from boardcert.outputs import report
 from boardcert.pytest.stash import TARGET
+from boardcert.settings import roles
 from boardcert.settings.run import stash_key
 
 
@@ -25,7 +26,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.hookimpl(trylast=True)  # after every plugin's own end
 def pytest_unconfigure(config: pytest.Config) -> None:
     run = config.stash.get(stash_key(), None)
-    if run is None or hasattr(config, "workerinput"):
+    if run is None or roles.is_worker(config):
         return
     target = config.stash.get(TARGET, None)  # once started: the bundled server's key too
     redactor = for_key(target.api_key if target is not None and target.api_key

@@ -19,6 +19,7 @@ import pytest
 from boardcert.paths import RUN_INI
 from boardcert.pytest.settings import ToWorkers, run_of
 from boardcert.pytest.stash import LEDGERS, LEFT_BEHIND, TARGET
+from boardcert.settings import roles
 from boardcert.settings.options import add_to
 
 # Registered in this order; pytest calls the later ones' hooks first, so the five at the end
@@ -79,7 +80,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("filterwarnings", f"ignore:{LARGE_REPR}:{HYPOTHESIS_WARNING}")
     config.stash[LEDGERS] = []
     config.stash[LEFT_BEHIND] = []
-    if config.pluginmanager.hasplugin("xdist") and not hasattr(config, "workerinput"):
+    if config.pluginmanager.hasplugin("xdist") and roles.reporting(config):
         config.pluginmanager.register(ToWorkers(config), "boardcert-to-workers")
     config.pluginmanager.register(ReadOnlySummary(config), "boardcert-read-only-summary")
     config.pluginmanager.register(LeftBehind(config), "boardcert-left-behind")

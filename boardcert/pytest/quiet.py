@@ -30,6 +30,8 @@ from typing import Any
 
 import pytest
 
+from boardcert.settings import roles
+
 try:
     import fcntl
 except ImportError:  # no flock (Windows): workers are not held back
@@ -117,8 +119,8 @@ class Room:
 
 def pytest_configure(config: pytest.Config) -> None:
     """A worker takes the controller's directory; the controller makes it for them."""
-    directory = (getattr(config, "workerinput", None) or {}).get(WORKERINPUT)
+    directory = roles.worker_input(config).get(WORKERINPUT)
     if directory and fcntl is not None:
         config.stash[QUIET] = Quiet(Path(directory))
-    elif not hasattr(config, "workerinput") and config.pluginmanager.hasplugin("xdist"):
+    elif roles.reporting(config) and config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(Room(), "boardcert-quiet-room")

@@ -31,7 +31,7 @@ from boardcert.outputs.report.build import FAILED
 from boardcert.paths import without_machine_paths
 from boardcert.pytest.stash import SPEED, TARGET
 from boardcert.pytest.target import users_server
-from boardcert.settings import run_facts
+from boardcert.settings import roles, run_facts
 from boardcert.settings.run import in_session
 
 UNREACHABLE = 3  # the exit status of a run whose target cannot be reached
@@ -51,7 +51,7 @@ def pytest_configure(config: pytest.Config) -> None:
     watch = ExitWatch(config)
     config.pluginmanager.register(watch, "boardcert-exit-watch")
     runs_tests = not (config.option.collectonly or in_session(config).plan)
-    if config.option.report_dir and runs_tests and not hasattr(config, "workerinput"):
+    if config.option.report_dir and runs_tests and roles.reporting(config):
         config.pluginmanager.register(Collector(config, Path(config.option.report_dir), watch),
                                       "boardcert-results")
 
@@ -80,7 +80,7 @@ class ExitWatch:
         elif self.returncode is None:
             self.returncode = excinfo.value.returncode
             self.message = excinfo.value.msg
-            if self.session is not None and hasattr(self.config, "workerinput"):
+            if self.session is not None and roles.is_worker(self.config):
                 self.session.shouldstop = self.message
 
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -90,7 +90,7 @@ class ExitWatch:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if hasattr(self.config, "workerinput"):
+        if roles.is_worker(self.config):
             self.config.workeroutput["boardcert_exit"] = self.returncode
             self.config.workeroutput["boardcert_why"] = self.message
         elif self.returncode is not None:
@@ -102,7 +102,7 @@ class ExitWatch:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        if not hasattr(config, "workerinput"):
+        if roles.reporting(config):
             config.hook.pytest_boardcert_run_ended(
                 config=config, unreachable=self.unreachable, message=self.message,
                 interrupted=self.cancelled)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from boardcert.errors import ConfigError
+from boardcert.settings import roles
 from boardcert.settings.options import OPTIONS
 from boardcert.settings.run import Run, resolve_run, stash_key
 
@@ -40,9 +41,9 @@ def run_of(config: pytest.Config) -> Run:
     run = config.stash.get(stash_key(), None)
     if run is not None:
         return run
-    worker = getattr(config, "workerinput", None)
+    worker = roles.worker_input(config)
     try:
-        if worker is not None and WORKER_RUN in worker:
+        if WORKER_RUN in worker:
             run = Run.from_wire(worker[WORKER_RUN], int(worker.get("workercount", 1)))
         else:
             run = resolve_run(vars(config.option), os.environ)
@@ -55,7 +56,7 @@ def run_of(config: pytest.Config) -> Run:
 def check_none_given(config: pytest.Config) -> None:
     """Under `boardcert run`, its options go before `--`: one given to pytest after it would
     be ignored, so it is refused."""
-    if hasattr(config, "workerinput"):
+    if roles.is_worker(config):
         return
     given = [o.flag for o in OPTIONS if getattr(config.option, o.dest, None) not in (None, False)]
     if given:

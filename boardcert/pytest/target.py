@@ -20,6 +20,7 @@ from boardcert.paths import SUITES
 from boardcert.pytest import quiet
 from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import CLIENT, LOG_START, PREFLIGHT_NOTES, TARGET, THROWAWAY
+from boardcert.settings import roles
 from boardcert.settings.config import Target
 
 
@@ -33,7 +34,7 @@ def pytest_collection(session: pytest.Session) -> None:
     run, target = run_of(config), config.stash[TARGET]
     _launch_bundled(config)
     if run.bundled or run.no_preflight or run.plan or config.option.collectonly \
-            or hasattr(config, "workerinput") or run.checked:
+            or roles.is_worker(config) or run.checked:
         return
     try:
         config.stash[PREFLIGHT_NOTES] = preflight.check(target)
@@ -50,7 +51,7 @@ def _launch_bundled(config: pytest.Config) -> None:
     (settings.ToWorkers starts it)."""
     option = config.option
     if config.stash[TARGET].base_url or run_of(config).plan or option.collectonly \
-            or hasattr(config, "workerinput") or getattr(option, "numprocesses", None) \
+            or roles.is_worker(config) or getattr(option, "numprocesses", None) \
             or not any(_in_suites(arg) for arg in config.args):
         return
     from boardcert.reference.server import launch

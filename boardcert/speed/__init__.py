@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import pytest
 
+from boardcert.settings import roles
+
 pytest_plugins = ["boardcert.speed.overhead",  # first: freezes the heap before Hypothesis
                   "boardcert.speed.allure_writer",
                   "boardcert.speed.side_by_side",
@@ -73,7 +75,7 @@ def pytest_configure(config: pytest.Config) -> None:
         Client.dispatch = staticmethod(patches.send_direct)
         config.add_cleanup(lambda: setattr(Client, "dispatch", before))
     config.stash[TOGETHER] = SideBySide(config)
-    if hasattr(config, "workerinput"):
+    if roles.is_worker(config):
         from boardcert.speed import shared_discovery
 
         config.stash[DISCOVERED] = lambda target: shared_discovery.read(config, target)

@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from boardcert.settings import roles
+
 PROPERTIES = "test_properties.py::"  # the module whose items are units of their own
 STATEFUL = "::TestBoardWorkflow"  # its parts: TestBoardWorkflow, TestBoardWorkflow2, ...
 MODEL = "test_board_model.py::"  # the board model's state machine: each part a unit too
@@ -82,7 +84,7 @@ def pytest_configure_node(node: Any) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     """On a worker whose tests come in boardcert's units: how to find them again, for the tests
     that batch what their companions need (boardcert.speed.in_flight: companions)."""
-    workerinput = getattr(config, "workerinput", None) or {}
+    workerinput = roles.worker_input(config)
     made_with = workerinput.get(UNITS)
     if made_with:
         from boardcert.pytest.stash import UNITS as UNITS_OF

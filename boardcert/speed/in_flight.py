@@ -28,7 +28,7 @@ import pytest
 from boardcert.http.client import Client, Exchange
 from boardcert.pytest import together
 from boardcert.pytest.together import Between, Done, Job, Lanes, Plan
-from boardcert.settings import workers
+from boardcert.settings import roles, workers
 from boardcert.settings.run import in_session
 
 T = TypeVar("T")
@@ -112,7 +112,7 @@ class SideBySide:
         from boardcert.pytest.stash import UNITS
 
         items = item.session.items
-        if getattr(item.config, "workerinput", None) is None:  # one process runs everything
+        if roles.reporting(item.config):  # one process runs everything
             module = _module(item.nodeid)
             return [i for i in items if _module(i.nodeid) == module]
         units_of = item.config.stash.get(UNITS, None)  # the speed plugin's scheduling, if on

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from boardcert.settings import roles
+
 UNKNOWN_LAMBDA = "lambda: <unknown>"
 
 
@@ -34,7 +36,7 @@ def _distributes(config: Any) -> bool:
     """The pytest-xdist controller of a run with workers (a serial run never imports xdist's
     schedulers: 15 ms)."""
     return bool(getattr(config.option, "numprocesses", None)) \
-        and not hasattr(config, "workerinput")
+        and roles.reporting(config)
 
 
 def _names(function: Any, *wanted: str) -> str | None:

@@ -32,6 +32,7 @@ from boardcert.http.client import Client
 from boardcert.http.redact import Redactor, for_key
 from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import LEFT_BEHIND, TARGET
+from boardcert.settings import roles
 from boardcert.settings.config import NotAssessed, Target
 from boardcert.suite.ledger import Ledger
 
@@ -150,7 +151,7 @@ def write(path: Path, found: Discovery, organization: str | None, redactor: Reda
 
 def read(config: pytest.Config, target: Target) -> tuple[Discovery, str | None] | None:
     """On a worker: the controller's discovery and organization, if it wrote them."""
-    name = getattr(config, "workerinput", {}).get(WORKER_DISCOVERY)
+    name = roles.worker_input(config).get(WORKER_DISCOVERY)
     if not name or not Path(name).is_file():
         return None
     data = json.loads(Path(name).read_text(encoding="utf-8"))

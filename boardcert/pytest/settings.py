@@ -71,25 +71,17 @@ class ToWorkers:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.server: Any = None
 
     def pytest_configure_node(self, node: Any) -> None:
         from boardcert.pytest.stash import TARGET
+        from boardcert.pytest.target import bundled  # a plugin module: pytest imports it first
 
         run = run_of(self.config)
         if not run.target.base_url:
-            import secrets
-
-            from boardcert.reference.server import start
-
-            key = secrets.token_urlsafe(24)
-            self.server = start(api_key=key, timeout=30)  # workers wait: no hurry
-            run = replace(run, target=replace(run.target, base_url=self.server.base_url,
+            server, key = bundled(self.config)
+            server.wait_until_up(key, timeout=30)  # workers wait: no hurry
+            run = replace(run, target=replace(run.target, base_url=server.base_url,
                                               api_key=key))
             self.config.stash[stash_key()] = run
             self.config.stash[TARGET] = run.target
         node.workerinput[WORKER_RUN] = run.wire()
-
-    def pytest_unconfigure(self, config: pytest.Config) -> None:
-        if self.server is not None:
-            self.server.stop(grace=0)  # thrown away: nothing to shut down in order

@@ -54,12 +54,22 @@ def _launch_bundled(config: pytest.Config) -> None:
             or roles.is_worker(config) or getattr(option, "numprocesses", None) \
             or not any(_in_suites(arg) for arg in config.args):
         return
-    from boardcert.reference.server import launch
+    bundled(config)
 
-    key = secrets.token_urlsafe(24)
-    server = launch(api_key=key)
-    config.add_cleanup(lambda: server.stop(grace=0))  # if no test asks for the target
-    config.stash[LAUNCHED] = (server, key)
+
+def bundled(config: pytest.Config) -> tuple[Any, str]:
+    """The run's bundled reference server and its key: the one place that starts it (on the
+    first call; it answers within a second: `wait_until_up`) and mints the key; stopped at
+    the end (thrown away: killed, not shut down in order)."""
+    found = config.stash.get(LAUNCHED, None)
+    if found is None:
+        from boardcert.reference.server import launch
+
+        key = secrets.token_urlsafe(24)
+        server = launch(api_key=key)
+        config.add_cleanup(lambda: server.stop(grace=0))
+        found = config.stash[LAUNCHED] = (server, key)
+    return found
 
 
 def _in_suites(arg: str) -> bool:
@@ -79,18 +89,12 @@ def target(request: pytest.FixtureRequest) -> Iterator[Target]:
     if configured.base_url:
         yield configured
         return
-    from boardcert.reference.server import launch
-
-    server, key = request.config.stash.get(LAUNCHED, None) or (None, secrets.token_urlsafe(24))
-    server = server or launch(api_key=key)
+    server, key = bundled(request.config)
     server.wait_until_up(key)
     started = replace(configured, base_url=server.base_url, api_key=key)
     request.config.stash[TARGET] = started  # the report's facts and redaction read it
     request.config.stash[THROWAWAY] = True  # nothing to clean up: boardcert.pytest.cleanup
-    try:
-        yield started
-    finally:
-        server.stop(grace=0)  # thrown away: killed, not shut down in order (0.2 s)
+    yield started
 
 
 def users_server(config: pytest.Config) -> bool:

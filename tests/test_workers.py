@@ -47,9 +47,19 @@ def test_a_server_20_ms_away_gets_workers_and_a_near_one_none():
     assert min(timing) >= 0.02 and far.workers >= 2, far.reason
     assert far.pytest_args() == ["-n", str(far.workers)]
     near, timing = _choice(REFERENCE)
-    assert near == workers.choose(min(timing)) and "round trip" in near.reason
-    if min(timing) < workers.SERIAL_BELOW:  # (a swamped machine answers loopback late too)
-        assert near.workers == 1 and near.pytest_args() == [], near.reason
+    assert near == workers.choose(workers.round_trip(timing)) and "round trip" in near.reason
+    if workers.round_trip(timing) < workers.SERIAL_BELOW:  # (a swamped machine answers
+        assert near.workers == 1 and near.pytest_args() == [], near.reason  # loopback late)
+
+
+def test_the_round_trip_is_what_a_run_waits_not_the_fastest_answer():
+    """Answers that take anything from 0 to 40 ms: the round trip is their mean (the first,
+    which opened the connection, left out), never the fastest; it chooses workers."""
+    jittery = [0.120, 0.002, 0.038, 0.004, 0.031, 0.025, 0.020]
+    assert workers.round_trip(jittery) == pytest.approx(0.020)
+    assert workers.choose(workers.round_trip(jittery)).workers >= 2
+    assert workers.round_trip([0.3, 0.001]) == pytest.approx(0.1505)  # two: both count
+    assert workers.round_trip([]) is None
 
 
 def test_workers_flag_and_pytest_n_override_the_choice(tmp_path):

@@ -35,7 +35,7 @@ from boardcert.settings import workers
 from boardcert.settings.run import Run, resolve_run
 from boardcert.settings.run_facts import recorded_options
 
-TIMED = 3  # requests after the preflight's that time the round trip (the fastest counts)
+TIMED = 5  # requests after the preflight's that time the round trip (their mean counts)
 
 
 def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
@@ -144,8 +144,8 @@ def check_first(target: Any, only_reachable: bool,
         else:
             for note in preflight.examine(client):
                 print(f"boardcert: note: {note}", file=sys.stderr)
-        if timing is not None:  # the fastest of several: one slow answer on a busy machine
-            for _ in range(TIMED):  # is noise
+        if timing is not None:  # several: answers that take a random time, a busy machine
+            for _ in range(TIMED):
                 preflight.reachable(client)
             timing.extend(e.elapsed for e in client.log if e.status is not None)
     except (ConfigError, UnreachableError) as exc:

@@ -144,7 +144,8 @@ def _decide(config: pytest.Config) -> int:
 
 
 def _round_trip(client: Client) -> float | None:
-    """The fastest answer so far in this process, else of two GET /users/me sent aside."""
+    """The round trip of this process's answers so far (workers.round_trip), else of two GET
+    /users/me sent aside."""
     from boardcert.http import preflight
 
     answered = [e.elapsed for e in client.log if e.status is not None]

@@ -103,7 +103,7 @@ def logged_run(checkout: Path, args: list[str], scratch: Path, name: str) -> tup
 
 def in_order(log: list) -> list:
     """The log with each run of consecutive DELETEs of one kind sorted: clean-up deletes
-    neighbours side by side (boardcert.suite.ledger), in whatever order their answers come."""
+    neighbours side by side (boardcert.workbench.ledger), in whatever order their answers come."""
     found: list = []
     block: list = []
     for entry in [*log, None]:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from auth_scene import KEEP_BOARD, KEYS, READS, Call, Read, Scene, listed
 
-from boardcert.for_suites import Exchange, expect, together
+from boardcert.conformance import Exchange, expect, together
 
 # The tests of suites/test_auth.py whose needs a batch counts ahead (tests/test_auth_batch.py
 # checks they are there).

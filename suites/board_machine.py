@@ -23,7 +23,7 @@ from board_steps import Data, Steps
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
-from boardcert.for_suites import fill, unique
+from boardcert.conformance import fill, unique
 
 MAX_PROJECTS, MAX_ITEMS, MAX_CARDS = 2, 4, 8  # live projects; rows, columns; cards a project
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from boardcert.for_suites import Api, Exchange, Ledger, Oracle, Violation, unique
+from boardcert.conformance import Api, Exchange, Ledger, Oracle, Violation, unique
 
 ANCHORS = ("afterCardId", "beforeCardId")
 Data = st.DataObject

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from boardcert.for_suites import Board, fill, placeholders, spec, unique
+from boardcert.conformance import Board, fill, placeholders, spec, unique
 
 JSON_TYPE = {"Content-Type": "application/json"}
 NAME_MAX = spec.name_limit()[1]  # op 16's name: at most this many characters (25000)

@@ -17,7 +17,7 @@ import pytest
 from auth_batch import BatchedScene
 from auth_scene import KEYS, READS, Boards, Scene, unlisted
 
-from boardcert.for_suites import NotAssessed, expect, misfit, spec, when
+from boardcert.conformance import NotAssessed, expect, misfit, spec, when
 
 LISTED = [op.number for op in spec.operations().values() if op.auth_required]
 UNLISTED = [op.number for op in spec.operations().values() if not op.auth_required]

@@ -15,9 +15,9 @@ from board_machine import BoardMachine
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from boardcert.for_suites import properties
+from boardcert.conformance import properties
 
-PARTS = range(1, properties.RUN.budget.model_parts + 1)
+PARTS = range(1, properties.COLLECTED.budget.model_parts + 1)
 
 
 @pytest.mark.requirement("WRITE-ONLY-ADDRESSED")
@@ -27,7 +27,7 @@ def test_board_follows_its_model(api, ledger, organization_id, row_name_property
     plugin data, deletes, of any item among several), each followed by a reading of the whole
     board: everything reads as the model says, what each write addressed and what it did
     not."""
-    machine = hypothesis.seed(properties.RUN.seed + part - 1)(type("Board", (BoardMachine,), {
+    machine = hypothesis.seed(properties.COLLECTED.seed + part - 1)(type("Board", (BoardMachine,), {
         "api": api, "ledger": ledger, "organization": organization_id,
         "row_property": row_name_property}))
     run_state_machine_as_test(machine, settings=settings(

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from boardcert.for_suites import (
+from boardcert.conformance import (
     Board,
     Exchange,
     NotAssessed,

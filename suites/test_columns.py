@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from boardcert.for_suites import (
+from boardcert.conformance import (
     NotAssessed,
     checks,
     expect,

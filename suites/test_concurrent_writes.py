@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from boardcert.for_suites import (
+from boardcert.conformance import (
     Exchange,
     ExchangeError,
     Made,

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from error_cases import JSON_TYPE, MISSING, NAME_MAX, SPECS, WATCHED_OPS, Case, Spec, board_path
 
-from boardcert.for_suites import Api, Board, Exchange, NotAssessed, expect, project_state, together
+from boardcert.conformance import Api, Board, Exchange, NotAssessed, expect, project_state, together
 
 
 def _params(requirement: str, which: Callable[[Spec], bool]) -> list[Any]:

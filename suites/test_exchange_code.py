@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardcert.for_suites import Exchange, NotAssessed, expect, fill
+from boardcert.conformance import Exchange, NotAssessed, expect, fill
 
 
 @pytest.fixture(scope="module")

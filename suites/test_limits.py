@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from boardcert.for_suites import (
+from boardcert.conformance import (
     Api,
     Exchange,
     Made,

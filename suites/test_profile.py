@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardcert.for_suites import NotAssessed
+from boardcert.conformance import NotAssessed
 
 
 @pytest.mark.requirement("PROFILE-DISCOVERED")

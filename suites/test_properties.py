@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from boardcert.for_suites import NotAssessed, properties, together
+from boardcert.conformance import NotAssessed, properties, together
 
 schema = properties.load_schema()
 

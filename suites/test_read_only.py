@@ -2,7 +2,7 @@
 
 It reads what the key can see: op 1 (GET /users/me), and ops 3 and 6 on a project that exists
 already (`--project-id`, else the currentProject of op 1), each answering 200 with JSON in the
-shapes `boardcert.suite.checks` applies; and the key is demanded (ops 1 and 3 without one get a
+shapes `boardcert.workbench.checks` applies; and the key is demanded (ops 1 and 3 without one get a
 4xx). These tests run only under --read-only: a full run checks the same on its own board.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardcert.for_suites import checks, expect
+from boardcert.conformance import checks, expect
 
 pytestmark = [pytest.mark.read_only, pytest.mark.read_only_check]
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from boardcert.for_suites import (
+from boardcert.conformance import (
     REMOVED,
     Api,
     Board,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from boardcert.for_suites import (
+from boardcert.conformance import (
     Exchange,
     NotAssessed,
     checks,

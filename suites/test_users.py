@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from boardcert.for_suites import expect
+from boardcert.conformance import expect
 
 
 @pytest.mark.read_only

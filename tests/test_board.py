@@ -1,4 +1,4 @@
-"""boardcert.suite.board: the placeholders a board fills a profile's bodies with; `make_board`
+"""boardcert.workbench.board: the placeholders a board fills a profile's bodies with; `make_board`
 builds a
 board on a server and the run deletes it; a server that will not make one leaves the tests
 that need it not assessed, not failed."""
@@ -14,7 +14,7 @@ from hostile import apps
 from boardcert.paths import SUITES
 from boardcert.reference.app import create_app
 from boardcert.settings.config import PLACEHOLDERS, Profile, ProfileBody, load_profile
-from boardcert.suite.board import Board, Made, placeholders, profile_body
+from boardcert.workbench.board import Board, Made, placeholders, profile_body
 
 pytest_plugins = ["pytester", "hostile.fixtures"]
 pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
@@ -139,7 +139,8 @@ PLUGIN_MODULES = {"plugin", "keys", "markers", "target", "cleanup", "fixtures", 
 
 def test_suites_import_no_plugin_internals():
     """The suites use the plugin through its fixtures and import what they build with from
-    the public modules (boardcert.suite.board, expect, api, ...), never the plugin's own modules."""
+    the public modules (boardcert.workbench.board, expect, api, ...), never the plugin's own
+    modules."""
     found = []
     for path in sorted(SUITES.glob("test_*.py")):
         for node in ast.walk(ast.parse(path.read_text())):

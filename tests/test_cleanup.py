@@ -274,7 +274,7 @@ def test_clean_up_deletes_newest_first_and_only_what_a_project_does_not_take_alo
     from boardcert.http.api import Api
     from boardcert.http.client import Client
     from boardcert.settings.config import Target, load_profile
-    from boardcert.suite.ledger import Ledger
+    from boardcert.workbench.ledger import Ledger
 
     deleted: list[str] = []
 
@@ -309,7 +309,7 @@ def test_clean_up_deletes_projects_side_by_side_once_the_server_answers():
     from boardcert.http.api import Api
     from boardcert.http.client import Client
     from boardcert.settings.config import Target, load_profile
-    from boardcert.suite.ledger import CONCURRENT, Ledger
+    from boardcert.workbench.ledger import CONCURRENT, Ledger
 
     deleted: list[str] = []
     busy, most = [0], [0]
@@ -344,7 +344,7 @@ def test_clean_up_gives_up_on_a_server_that_stopped_answering():
     from boardcert.http.api import Api
     from boardcert.http.client import Client
     from boardcert.settings.config import Target, load_profile
-    from boardcert.suite.ledger import GIVE_UP_AFTER, Ledger
+    from boardcert.workbench.ledger import GIVE_UP_AFTER, Ledger
 
     calls: list[str] = []
 

@@ -18,9 +18,9 @@ from test_report import sample_report
 
 from boardcert import cli
 from boardcert.interface import requirements
-from boardcert.outputs import requirements_page
 from boardcert.outputs.report import render
 from boardcert.paths import ROOT
+from tools import requirements_page
 
 DOCS = "https://forge.example/team/boardcert/blob/v1/docs"
 FAILED = "CARD-NAME-MAX-REJECTED"

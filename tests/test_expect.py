@@ -1,4 +1,4 @@
-"""boardcert.suite.expect: the suites' assertions fail with a Violation carrying the requirement
+"""boardcert.workbench.expect: the suites' assertions fail with a Violation carrying the requirement
 and the exchange as data, and pass what the interface allows."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from boardcert.errors import NotAssessed, Violation
 from boardcert.http.client import Exchange
 from boardcert.settings.config import ProfileBody
-from boardcert.suite import expect
+from boardcert.workbench import expect
 
 
 def exchange(status: int, body: Any = None, content_type: str = "application/json") -> Exchange:

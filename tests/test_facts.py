@@ -10,7 +10,7 @@ import pytest
 from test_baseline import synthetic_report
 
 from boardcert.outputs import baseline, bundle, report
-from boardcert.outputs.report.build import Run
+from boardcert.outputs.report.build import ReportedRun
 from boardcert.paths import DEFAULT_PROFILE
 from boardcert.settings import run_facts
 
@@ -61,7 +61,7 @@ def test_the_reports_show_the_run_facts(tmp_path):
     from test_report import all_passing, run_facts
 
     base = run_facts()
-    built = report.build(all_passing(), Run(**{**base.__dict__, "facts": RUN}))
+    built = report.build(all_passing(), ReportedRun(**{**base.__dict__, "facts": RUN}))
     report.write(built, tmp_path)
     assert report.load(tmp_path)["run"] == RUN  # valid against spec/compliance.schema.json
     for name in ("compliance.md", "compliance.html"):

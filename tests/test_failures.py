@@ -18,7 +18,7 @@ from boardcert.errors import (
 )
 from boardcert.http.client import Exchange
 from boardcert.pytest.failures import describe, is_bug, is_check
-from boardcert.suite import checks, expect
+from boardcert.workbench import checks, expect
 
 ANSWER = Exchange("PATCH", "http://127.0.0.1:1/projects/p/cards/c", {"X-API-Key": "***"},
                   b'{"name": 1}', status=500, content=b"boom")

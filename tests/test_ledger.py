@@ -1,11 +1,11 @@
-"""boardcert.suite.ledger: the one way a created resource is recorded (`Ledger.created`), its
+"""boardcert.workbench.ledger: the one way a created resource is recorded (`Ledger.created`), its
 id read where the interface's resources table says its creating operation shows it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from boardcert.suite.ledger import Ledger
+from boardcert.workbench.ledger import Ledger
 
 
 def ledger() -> Ledger:

@@ -21,7 +21,7 @@ import boardcert.reference.server
 from boardcert.paths import ROOT
 from boardcert.reference.app import create_app
 from boardcert.reference.server import free_port
-from boardcert.suite.checks import PROJECT_FIELDS
+from boardcert.workbench.checks import PROJECT_FIELDS
 
 pytest_plugins = ["pytester", "hostile.fixtures"]
 pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")

@@ -22,7 +22,7 @@ from boardcert.errors import ConfigError, UnreachableError
 from boardcert.http import preflight
 from boardcert.http.client import Client
 from boardcert.paths import ROOT, SUITES
-from boardcert.pytest.settings import Handed
+from boardcert.pytest.handover import Handed
 from boardcert.reference.app import create_app
 from boardcert.settings.config import Target, load_profile
 from boardcert.settings.run import resolve_run

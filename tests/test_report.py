@@ -14,7 +14,7 @@ import pytest
 from boardcert.http.client import Exchange
 from boardcert.interface import requirements
 from boardcert.outputs import report
-from boardcert.outputs.report import Run, TestResult, build
+from boardcert.outputs.report import ReportedRun, TestResult, build
 from boardcert.settings.config import load_profile
 
 pytest_plugins = ["pytester"]
@@ -41,10 +41,10 @@ def all_passing(*but: str) -> list[TestResult]:
     return [passing(i) for i in catalogue() if i not in but]
 
 
-def run_facts() -> Run:
+def run_facts() -> ReportedRun:
     started = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
     profile = load_profile()
-    return Run(started=started, finished=started + timedelta(seconds=42.5),
+    return ReportedRun(started=started, finished=started + timedelta(seconds=42.5),
                base_url="http://127.0.0.1:8080", reference_server=False,
                profile_name=profile.name, profile_path=None,
                profile_content=profile.data)

@@ -9,8 +9,8 @@ import re
 from faults import FAULTS
 
 from boardcert.interface import requirements
-from boardcert.outputs import requirements_page
-from boardcert.pytest.requirement_tests import LISTING
+from tools import requirements_page
+from tools.requirement_tests import LISTING
 
 
 def slug(heading: str) -> str:

@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "boardcert"
 
 # Lowest first. "" is the package's own modules (errors, paths, compat, __init__).
-ROOMS = ["", "reference", "interface", "settings", "http", "model", "suite", "discovery",
-         "reproduce", "outputs", "traffic", "pytest", "properties", "for_suites", "speed", "cli"]
+ROOMS = ["", "reference", "interface", "settings", "http", "model", "workbench", "discovery",
+         "reproduce", "outputs", "traffic", "pytest", "properties", "conformance", "speed", "cli"]
 LONGEST = 400  # lines
 
 # What issue 25 has not finished yet: each entry goes when its module is fixed.

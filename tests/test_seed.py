@@ -16,7 +16,7 @@ from boardcert.paths import ROOT
 from boardcert.reference.app import create_app
 
 KEY = "seed-" + secrets.token_urlsafe(16)
-UNIQUE = re.compile(r"bc-[\w-]+?-[0-9a-f]{10}")  # boardcert.suite.board.unique: random on purpose
+UNIQUE = re.compile(r"bc-[\w-]+?-[0-9a-f]{10}")  # workbench.board.unique: random on purpose
 SELECTED = "rename or Workflow2"  # the property tests of the renames, one stateful part
 
 

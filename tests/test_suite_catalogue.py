@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from boardcert.interface import requirements
-from boardcert.pytest import requirement_tests
+from tools import requirement_tests
 
 pytestmark = pytest.mark.xdist_group("test_suite_catalogue")  # one worker makes the module's runs
 

@@ -29,6 +29,8 @@ from boardcert.interface import requirements
 from boardcert.settings.options import add_to
 from boardcert.settings.workers import SERIAL_BELOW
 
+__all__ = ["build_parser", "command", "main"]
+
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)

@@ -150,7 +150,7 @@ def cmd_keygen(args: argparse.Namespace, extra: list[str]) -> int:
 def _entries(ids: list[str]) -> int:
     """Each requirement's entry of docs/requirements.md: what it rests on, its tests and the
     faults that prove them (what the reports point at)."""
-    from boardcert.outputs import requirements_page
+    from tools import requirements_page
 
     unknown = [i for i in ids if i not in requirements.catalogue()]
     if unknown:

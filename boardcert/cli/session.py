@@ -76,10 +76,10 @@ def _passed_through(args: argparse.Namespace) -> list[str]:
 
 
 def pytest_main(argv: list[str], watch: RunWatch, run: Run) -> int:
-    """pytest on `argv`, the plugin given `run` (its one channel: boardcert.pytest.settings)."""
+    """pytest on `argv`, the plugin given `run` (its one channel: boardcert.pytest.handover)."""
     import pytest
 
-    from boardcert.pytest.settings import Handed
+    from boardcert.pytest.handover import Handed
 
     return int(pytest.main(argv, plugins=[watch, Handed(run), SuitesUnlessPathsGiven(),
                                           PathsFromTheRoot()]))

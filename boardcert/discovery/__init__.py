@@ -21,7 +21,7 @@ from boardcert.http import preflight
 from boardcert.http.api import Api
 from boardcert.http.client import Client
 from boardcert.settings.config import NotAssessed, Target
-from boardcert.suite.ledger import Ledger
+from boardcert.workbench.ledger import Ledger
 
 __all__ = ["FOUND", "KEPT", "NOT_FOUND", "NOT_TRIED", "Discovery", "Finding", "discover",
            "discover_target", "organization_of", "render"]

@@ -20,7 +20,7 @@ from boardcert.http.client import Exchange
 from boardcert.interface import spec as interface
 from boardcert.paths import DISCOVERY, read_yaml
 from boardcert.settings.config import Profile, fill
-from boardcert.suite.ledger import Ledger
+from boardcert.workbench.ledger import Ledger
 
 
 def candidates() -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """What makes a failure, as data that a reproduction judges again.
 
-A check that fails (boardcert.suite.expect, boardcert.suite.checks, the client, the property tests)
-gives
+A check that fails (boardcert.workbench.expect, boardcert.workbench.checks, the client, the
+property tests) gives
 its `Violation` the conditions under which its failure is there, each reading one exchange's
 answer (`on`: the Exchange itself, until boardcert.reproduce.recipe turns it into a step):
 

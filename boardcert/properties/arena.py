@@ -23,9 +23,9 @@ from boardcert.properties.sending import Answer, send
 from boardcert.pytest.failures import unassessable
 from boardcert.pytest.together import PLAIN, Lanes
 from boardcert.settings.config import NotAssessed, Profile, fill
-from boardcert.suite.board import build as build_board
-from boardcert.suite.board import shape, unique
-from boardcert.suite.ledger import Entry, Ledger
+from boardcert.workbench.board import build as build_board
+from boardcert.workbench.board import shape, unique
+from boardcert.workbench.ledger import Entry, Ledger
 
 # The factories' arguments for each kind a board holds (the project, then the row or column).
 FACTORY_PARENTS = {"project": (), "row": ("project",), "column": ("project", "row"),

@@ -1,7 +1,7 @@
 """The property tests' pytest hooks: the internals of Hypothesis and schemathesis that what is
 generated and judged depends on (boardcert.compat: checked at start-up, or the run stops; one
 that does not fit met later, a failure of a class boardcert does not know, stops it after the
-test that met it), the run's budget (boardcert.pytest.settings), a fixed Hypothesis seed printed
+test that met it), the run's budget (boardcert.pytest.handover), a fixed Hypothesis seed printed
 in the header (`--seed N` reproduces), requirement markers on schemathesis items."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from boardcert import compat
 from boardcert.errors import CompatError, ConfigError
 from boardcert.paths import SUITES
 from boardcert.properties.judging import requirement_ids
-from boardcert.properties.schema import LABELS, RUN, SEED_OPTION
-from boardcert.pytest.settings import run_of
+from boardcert.properties.schema import COLLECTED, LABELS, SEED_OPTION
+from boardcert.pytest.handover import run_of
 from boardcert.pytest.stash import TARGET
 from boardcert.settings.budget import DEFAULT_SEED
 from boardcert.settings.run import stash_key
@@ -36,9 +36,9 @@ def pytest_configure(config: pytest.Config) -> None:
     except ConfigError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[stash_key()] = replace(run, seed=seed)  # settled: the reports read it there
-    RUN.budget, RUN.seed = run.budget, seed  # for the property tests' modules, collected later
+    COLLECTED.budget, COLLECTED.seed = run.budget, seed  # for the modules collected later
     if hasattr(config.option, SEED_OPTION):  # Hypothesis's plugin seeds every test with it
-        setattr(config.option, SEED_OPTION, str(RUN.seed))
+        setattr(config.option, SEED_OPTION, str(COLLECTED.seed))
 
 
 def chosen_seed(seed: int | None, hypothesis_seed: str | None) -> int:
@@ -71,12 +71,12 @@ PROPERTY_MODULE = f"{SUITES.name}/test_properties.py"
 @pytest.hookimpl(trylast=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     target = session.config.stash.get(TARGET, None)
-    RUN.profile = target.profile if target is not None else None
+    COLLECTED.profile = target.profile if target is not None else None
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    return [f"boardcert: hypothesis seed {RUN.seed}; reproduce with --seed {RUN.seed}",
-            f"boardcert: schemathesis budget {RUN.budget.describe()}"]
+    return [f"boardcert: hypothesis seed {COLLECTED.seed}; reproduce with --seed {COLLECTED.seed}",
+            f"boardcert: schemathesis budget {COLLECTED.budget.describe()}"]
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -32,7 +32,8 @@ from boardcert.interface import conditions as when
 from boardcert.interface import requirements, spec
 from boardcert.outputs.report import partly
 from boardcert.properties.cases import MALFORMED_JSON_OPS, CaseInfo
-from boardcert.properties.checks import (
+from boardcert.properties.schema import EXACT_BODY_OP, operation_number
+from boardcert.properties.schemathesis_checks import (
     BOARDCERT_CHECKS,
     CHECK_REQUIREMENT,
     KEY_CHECK,
@@ -41,12 +42,11 @@ from boardcert.properties.checks import (
     key_required,
     name_as_sent,
 )
-from boardcert.properties.schema import EXACT_BODY_OP, operation_number
 from boardcert.pytest.failures import not_checked
 from boardcert.pytest.markers import item_operations
 from boardcert.pytest.markers import requirement_ids as marked_requirement_ids
 from boardcert.pytest.together import PLAIN, Lanes
-from boardcert.suite import checks
+from boardcert.workbench import checks
 
 NAME_REQUIREMENTS = ("CARD-NAME-REQUIRED", "CARD-NAME-STRING", "CARD-NAME-MAX-REJECTED",
                      "CARD-NAME-MAX-ACCEPTED")

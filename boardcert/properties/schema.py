@@ -1,4 +1,4 @@
-"""The schema the property tests generate from, shaped by this run's budget and seed (RUN)."""
+"""The schema the property tests generate from, shaped by this run's budget and seed (COLLECTED)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import schemathesis
 from boardcert.http.client import KEY_HEADER
 from boardcert.interface import spec
 from boardcert.paths import OPENAPI
-from boardcert.settings.this_run import RUN
+from boardcert.settings.collection import COLLECTED
 
 SEED_OPTION = "hypothesis_seed"  # dest of Hypothesis's own --hypothesis-seed
 
@@ -25,9 +25,9 @@ def load_schema() -> Any:
     No schemathesis.toml is read (the config is given), no example database is written, only
     the links of the spec drive the state machine (no inferred links), and the coverage phase
     sends no undocumented methods (what answers them is not the interface's business)."""
-    budget = RUN.budget
+    budget = COLLECTED.budget
     data: dict[str, Any] = {
-        "seed": RUN.seed,
+        "seed": COLLECTED.seed,
         "generation": {"max-examples": budget.max_examples, "database": "none",
                        "no-shrink": not budget.shrink},
         "phases": {

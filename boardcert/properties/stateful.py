@@ -19,7 +19,7 @@ from boardcert.interface.resources import BY_NAME
 from boardcert.properties.arena import Arena
 from boardcert.properties.cases import CaseInfo
 from boardcert.properties.judging import answered, requirement_ids
-from boardcert.properties.schema import RUN, operation_number
+from boardcert.properties.schema import COLLECTED, operation_number
 from boardcert.settings.config import Profile
 
 
@@ -36,7 +36,7 @@ def not_assessable(profile: Profile | None) -> list[int]:
 def state_machine(schema: Any) -> type:
     """The links of spec/openapi.yaml as a schemathesis state machine over the arena, choosing
     its rules only from what Hypothesis drew (`compat.answer_independent`)."""
-    left_out = [spec.operation(n).operation_id for n in not_assessable(RUN.profile)]
+    left_out = [spec.operation(n).operation_id for n in not_assessable(COLLECTED.profile)]
     if left_out:
         schema = schema.exclude(operation_id=left_out)
     # reshaped so that the rules it can choose never depend on the answers (boardcert.compat)
@@ -69,7 +69,7 @@ def state_machine(schema: Any) -> type:
                 answered(self.item, operation_number(case), response.status_code)
             self.arena.validate(case, response, self._info, key=False)
 
-    budget = RUN.budget
+    budget = COLLECTED.budget
     # derandomize=False: Hypothesis's "ci" profile (loaded when CI, GITHUB_ACTIONS, ... is set)
     # derandomizes, and a derandomized test takes its seed from its own source, not the run's
     # seed: the scenarios would not be those `--seed` reproduces.
@@ -90,7 +90,7 @@ def workflow_parts() -> int:
     pytest-xdist its own unit of work: at 100 ms per answer, the standard budget's 20 scenarios
     on one worker took 20 s, the run's longest test). The number follows the budget only,
     never the workers, so the scenarios are the same however the run is spread."""
-    return max(1, math.ceil(RUN.budget.scenarios / SCENARIOS_PER_PART))
+    return max(1, math.ceil(COLLECTED.budget.scenarios / SCENARIOS_PER_PART))
 
 
 def workflow_part(machine: type, number: int) -> type:
@@ -98,17 +98,17 @@ def workflow_part(machine: type, number: int) -> type:
     budget's scenarios, drawn from a seed of its own (the run's seed plus number - 1, so that
     `--seed` still reproduces every part)."""
     count = workflow_parts()
-    part = hypothesis.seed(RUN.seed + number - 1)(
+    part = hypothesis.seed(COLLECTED.seed + number - 1)(
         type(f"{machine.__name__}{number}", (machine,), {}))
     part.TestCase.settings = hypothesis.settings(
-        machine.TestCase.settings, max_examples=math.ceil(RUN.budget.scenarios / count))
+        machine.TestCase.settings, max_examples=math.ceil(COLLECTED.budget.scenarios / count))
     return part
 
 
 def stateful_operations() -> list[int]:
     """The operations the links of spec/openapi.yaml connect, but those the state machine
     leaves out (`not_assessable`): the stateful test does not speak for them."""
-    left_out = not_assessable(RUN.profile)
+    left_out = not_assessable(COLLECTED.profile)
     return sorted({n for op in spec.operations().values() if op.links
                    for n in (op.number, *op.links)} - set(left_out))
 

@@ -14,7 +14,7 @@ import pytest
 from boardcert.http.api import Api
 from boardcert.pytest.stash import LEDGERS, LEFT_BEHIND, TARGET, THROWAWAY
 from boardcert.settings.config import NotAssessed
-from boardcert.suite.ledger import Ledger
+from boardcert.workbench.ledger import Ledger
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ import pytest
 
 from boardcert.compat_fallbacks import fallbacks
 from boardcert.outputs.record import of as record_of
-from boardcert.pytest.settings import run_of
+from boardcert.pytest.handover import run_of
 from boardcert.pytest.stash import LEFT_BEHIND, PREFLIGHT_NOTES, SPEED, TARGET
 from boardcert.settings import roles
 from boardcert.settings.config import ENV

@@ -28,7 +28,7 @@ from boardcert.http.api import Api
 from boardcert.http.client import Client, Exchange
 from boardcert.pytest import together
 from boardcert.pytest.stash import TARGET
-from boardcert.suite.board import Made
+from boardcert.workbench.board import Made
 
 FIXTURE = "updated_at_watch"
 SECOND = 1.05  # between the reading before and the update (a little over one clock tick)

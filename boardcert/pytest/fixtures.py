@@ -17,12 +17,12 @@ from boardcert.http.api import Api, misfit
 from boardcert.http.client import Client, Exchange
 from boardcert.interface import requirements
 from boardcert.pytest import together
-from boardcert.pytest.settings import run_of
+from boardcert.pytest.handover import run_of
 from boardcert.pytest.stash import DISCOVERED, OBSERVED
 from boardcert.settings.budget import Budget
 from boardcert.settings.config import NotAssessed, Profile, Target
-from boardcert.suite.board import Board, Made, build, give_metadata, unique
-from boardcert.suite.ledger import Ledger
+from boardcert.workbench.board import Board, Made, build, give_metadata, unique
+from boardcert.workbench.ledger import Ledger
 
 
 @pytest.fixture(scope="session")
@@ -176,7 +176,7 @@ def make_card(api: Api, ledger: Ledger) -> Callable[..., Made]:
 @pytest.fixture(scope="session")
 def make_board(api: Api, make_project, make_row, make_column, make_card) -> Callable[..., Board]:
     """`make_board(rows=1, metadata=False, wide=False)`: a Board of the caller's own
-    (boardcert.suite.board); with `metadata`, the first card gets a metadata entry (a wide
+    (boardcert.workbench.board); with `metadata`, the first card gets a metadata entry (a wide
     board: the middle card three, the last one)."""
     def make(rows: int = 1, metadata: bool = False, wide: bool = False) -> Board:
         made = build(make_project, make_row, make_column, make_card, rows, wide)
@@ -221,7 +221,7 @@ def fresh_board(make_board, request: pytest.FixtureRequest) -> Board:
 
 @pytest.fixture
 def wide_board(make_board, request: pytest.FixtureRequest) -> Board:
-    """A wide board of the test's own, to change and check whole (boardcert.suite.board:
+    """A wide board of the test's own, to change and check whole (boardcert.workbench.board:
     three of each kind), built ahead like `fresh_board`."""
     return together.own(request, lambda: make_board(wide=True))
 

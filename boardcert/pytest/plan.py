@@ -17,10 +17,10 @@ import pytest
 from boardcert.http.client import READS
 from boardcert.interface import spec
 from boardcert.interface.resources import BY_NAME, CREATED_BY, DELETE_OP, KINDS
+from boardcert.pytest.handover import run_of
 from boardcert.pytest.markers import item_operations, requirement_ids
-from boardcert.pytest.settings import run_of
 from boardcert.pytest.stash import TARGET
-from boardcert.suite import board
+from boardcert.workbench import board
 
 PROBE_OP = 1  # each test worker's first request: does the target answer at all?
 BOARD = board.shape()  # what `board` and `fresh_board` hold

@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from boardcert.paths import RUN_INI
-from boardcert.pytest.settings import ToWorkers, run_of
+from boardcert.pytest.handover import ToWorkers, run_of
 from boardcert.pytest.stash import LEDGERS, LEFT_BEHIND, TARGET
 from boardcert.settings import roles
 from boardcert.settings.options import add_to

@@ -183,11 +183,11 @@ class Collector:
             lacks=r.lacks, misfit=r.misfit, held=r.held,
         ) for nodeid, t in self.tests.items() for r in [t["record"]]]
 
-    def run_facts(self, stopped: str | None = None) -> compliance.Run:
+    def run_facts(self, stopped: str | None = None) -> compliance.ReportedRun:
         target = self.config.stash.get(TARGET, None)
         configured = users_server(self.config)
         profile = target.profile if target else None
-        return compliance.Run(
+        return compliance.ReportedRun(
             started=self.started,
             finished=datetime.now(UTC),
             base_url=(target.base_url or None) if target else None,

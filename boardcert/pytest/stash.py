@@ -16,7 +16,7 @@ import pytest
 from boardcert.http.client import Client
 from boardcert.settings.config import Target
 from boardcert.settings.run_facts import Speed
-from boardcert.suite.ledger import Ledger
+from boardcert.workbench.ledger import Ledger
 
 TARGET = pytest.StashKey[Target]()  # the server under test (the started reference, once started)
 CLIENT = pytest.StashKey[Client]()  # the session's client, once made

@@ -1,4 +1,4 @@
-"""The server under test (pytest plugin module): the run's target (boardcert.pytest.settings),
+"""The server under test (pytest plugin module): the run's target (boardcert.pytest.handover),
 the bundled reference server (one for all pytest-xdist workers: settings.ToWorkers), the
 `target` and `client` fixtures, the preflight, a target that stops answering, and each test's
 exchanges."""
@@ -18,7 +18,7 @@ from boardcert.http import preflight
 from boardcert.http.client import Client, Exchange
 from boardcert.paths import SUITES
 from boardcert.pytest import quiet
-from boardcert.pytest.settings import run_of
+from boardcert.pytest.handover import run_of
 from boardcert.pytest.stash import CLIENT, LOG_START, PREFLIGHT_NOTES, TARGET, THROWAWAY
 from boardcert.settings import roles
 from boardcert.settings.config import Target

@@ -22,7 +22,7 @@ from boardcert.settings.options import OPTIONS
 
 # Every "{placeholder}" a profile's bodies and entity_id may use (the suite fills them in); a
 # profile naming another is refused when it is loaded. Add a new one here, where its value is
-# built (boardcert.suite.board.placeholders(), discovery/, properties/arena.py) and in
+# built (boardcert.workbench.board.placeholders(), discovery/, properties/arena.py) and in
 # spec/profiles/reference.yaml.
 PLACEHOLDERS = frozenset({
     "name", "alias", "key", "value", "code", "project_id", "row_id", "column_id",

@@ -1,5 +1,5 @@
 """One run's settings, resolved once into a frozen `Run`: by `boardcert run` before pytest
-starts (handed to the plugin in pytest's stash: boardcert.pytest.settings), by the pytest
+starts (handed to the plugin in pytest's stash: boardcert.pytest.handover), by the pytest
 plugin from its own options and the BOARDCERT_* variables only when pytest runs alone; an
 xdist worker gets its controller's, as one workerinput entry (`wire`, `from_wire`). Light
 to import: the CLI resolves a run before anything else."""
@@ -94,6 +94,6 @@ def stash_key() -> Any:
 
 
 def in_session(config: Any) -> Run:
-    """The Run of a pytest session (boardcert.pytest.settings put it in the stash at
+    """The Run of a pytest session (boardcert.pytest.handover put it in the stash at
     start-up)."""
     return config.stash[stash_key()]

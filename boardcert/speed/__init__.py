@@ -40,6 +40,10 @@ pytest_plugins = ["boardcert.speed.overhead",  # first: freezes the heap before 
                   "boardcert.speed.in_flight",  # no fixture set up inside a job
                   "boardcert.speed.distribution"]
 
+__all__ = ["ahead", "allure_listener", "allure_writer", "distribution", "forked", "in_flight",
+           "overhead", "patched", "patches", "scheduler", "shared_discovery", "side_by_side",
+           "startup"]
+
 
 def patched(config: pytest.Config, name: str) -> bool:
     """Whether the patch `name` of boardcert.speed.patches fits this run (the plugin ran, and

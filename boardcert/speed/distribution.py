@@ -52,7 +52,7 @@ def pytest_cmdline_main(config: pytest.Config) -> Any:
     unless --dist is given, boardcert's own distribution (a module's tests stay together:
     --dist loadfile is what pytest-xdist falls back to without this plugin's scheduler).
     (--plan runs in one process: boardcert.pytest.plan.)"""
-    from boardcert.pytest.settings import run_of
+    from boardcert.pytest.handover import run_of
 
     option = config.option
     if getattr(option, "numprocesses", None) and not run_of(config).plan \
@@ -96,7 +96,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def given_in_flight(config: pytest.Config) -> int:
     """The requests in flight given to the run; 1 when none is (a worker may still measure
     its own)."""
-    from boardcert.pytest.settings import run_of
+    from boardcert.pytest.handover import run_of
 
     return run_of(config).in_flight or 1
 

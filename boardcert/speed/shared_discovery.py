@@ -30,11 +30,11 @@ from boardcert.discovery import Discovery, Finding, discover, organization_of
 from boardcert.http.api import Api
 from boardcert.http.client import Client
 from boardcert.http.redact import Redactor, for_key
-from boardcert.pytest.settings import run_of
+from boardcert.pytest.handover import run_of
 from boardcert.pytest.stash import LEFT_BEHIND, TARGET
 from boardcert.settings import roles
 from boardcert.settings.config import NotAssessed, Target
-from boardcert.suite.ledger import Ledger
+from boardcert.workbench.ledger import Ledger
 
 WORKER_DISCOVERY = "boardcert_discovery"  # workerinput key: the file the controller writes
 

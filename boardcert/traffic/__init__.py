@@ -8,13 +8,19 @@
   compression), reproducibly from the seed.
 - `boardcert proxy --upstream URL --report DIR` (`proxy.Proxy`) forwards any client's traffic
   to any server unchanged and judges both sides: the requests by the client rules, the answers
-  by the same checks and requirement ids `boardcert run` uses (boardcert.suite.checks, the
+  by the same checks and requirement ids `boardcert run` uses (boardcert.workbench.checks, the
   removed paths of boardcert.interface.removed).
 
 Nothing here adds a rule of its own: the requirements are spec/requirements.yaml's, the client
 rules spec/client-rules.yaml's, the reports are written by boardcert.outputs (compliance.json
 with `source: traffic`) and by `client_report` (client-compatibility.json, .md, .html and
 junit.xml). The key is masked in every file written.
+
+Its modules: `serve`, `proxy` (the two commands), `watch` (the ASGI layer), `upstream` (the
+proxy's way to the server), `seen` (one exchange as traffic showed it), `sent` (a request by
+the client rules, read by `rules`), `answered` (an answer by the run's checks), `boards` (what
+the board model tells from traffic), `vary` and `varied` (the other choices), `book` (what the
+traffic showed), `reports`, `client_report`, `compliance`, `junit` (what is written).
 """
 
 from __future__ import annotations

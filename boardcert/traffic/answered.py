@@ -1,6 +1,6 @@
 """What a server answered, judged with the checks and requirement ids `boardcert run` uses:
 the status (200 for a success, no 5xx), JSON bodies and their labels, the response checks of
-boardcert.suite.checks (top-level Project, Card types, `rows`, `userToken`, no removed
+boardcert.workbench.checks (top-level Project, Card types, `rows`, `userToken`, no removed
 properties), and the refusals the interface demands: a request breaking a client rule marked
 `server_refuses` (a former path, no key, a card name the interface rules out, a body that is
 not JSON) answered 2xx fails that rule's requirement, and a 4xx passes it.
@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 
 from boardcert.interface import requirements, spec
-from boardcert.suite import checks
 from boardcert.traffic import rules
 from boardcert.traffic.seen import EMPTY, NOT_JSON, TOO_LONG, Seen
 from boardcert.traffic.sent import Finding
+from boardcert.workbench import checks
 
 JSON_TYPE = re.compile(r"^\s*application/([\w.+-]+\+)?json\s*(;|$)", re.I)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from boardcert.http.redact import Redactor
 from boardcert.interface import requirements
 from boardcert.outputs import report
-from boardcert.outputs.report import Run, TestResult
+from boardcert.outputs.report import ReportedRun, TestResult
 from boardcert.traffic.book import Book, Judged
 
 SOURCE = "traffic"
@@ -57,7 +57,8 @@ def build(book: Book, base_url: str, redactor: Redactor,
           finished: datetime | None = None) -> tuple[dict, list[TestResult]]:
     """The compliance report of the traffic, and its tests (for junit.xml)."""
     found = tests(book, base_url, redactor)
-    run = Run(book.started, finished or datetime.now(UTC), base_url, False, PROFILE, None, {})
+    run = ReportedRun(book.started, finished or datetime.now(UTC), base_url, False, PROFILE,
+                      None, {})
     built = report.build(found, run)
     built["source"] = SOURCE
     built["boardcert_errors"] = [*built.get("boardcert_errors", []), *(

@@ -11,7 +11,7 @@ import contextlib
 import json
 from typing import Any
 
-from boardcert.suite.checks import PROJECT_FIELDS
+from boardcert.workbench.checks import PROJECT_FIELDS
 
 from .addressed import ADDRESSED
 from .asgi import Forward, Handler, Request, Response, json_response

@@ -20,7 +20,7 @@ from boardcert.model import Oracle
 from boardcert.pytest import together
 from boardcert.reference.server import start
 from boardcert.settings.config import Target, load_profile
-from boardcert.suite.board import unique
+from boardcert.workbench.board import unique
 
 KEY = "side-by-side-key-4c1d"
 

@@ -37,7 +37,7 @@ def test_an_invalid_budget_is_a_usage_error_naming_the_flag(value):
 def test_the_seed_is_fixed_unless_given():
     """Without --seed (or Hypothesis's own --hypothesis-seed) the seed is the default one;
     either flag sets it; Hypothesis gets it too, and the header's advice names --seed."""
-    run = properties.RUN
+    run = properties.COLLECTED
     saved = (run.budget, run.seed)
     try:
         for seed, hypothesis_seed, expected in ((None, None, properties.DEFAULT_SEED),
@@ -61,12 +61,12 @@ def test_seeds_that_cannot_be_used_are_usage_errors(seed, hypothesis_seed, words
     option = SimpleNamespace(hypothesis_seed=hypothesis_seed, seed=seed)
     config = SimpleNamespace(option=option, stash={}, getoption=lambda name, default=None:
                              getattr(option, name, default))
-    saved = (properties.RUN.budget, properties.RUN.seed)
+    saved = (properties.COLLECTED.budget, properties.COLLECTED.seed)
     try:
         with pytest.raises(pytest.UsageError, match=words):
             hooks.pytest_configure(config)
     finally:
-        properties.RUN.budget, properties.RUN.seed = saved
+        properties.COLLECTED.budget, properties.COLLECTED.seed = saved
 
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from boardcert.interface import spec
-from boardcert.properties import RUN, load_schema
+from boardcert.properties import COLLECTED, load_schema
 from boardcert.properties.schema import EXACT_BODY_OP, without_body
 from boardcert.settings.budget import parse_budget
 
@@ -15,12 +15,12 @@ def test_the_budget_shapes_the_schema_and_op16s_boundaries_always_run():
     and 25001 character names), operations without a body take fewer examples where the
     budget has more than two (the arena replaces all they vary), and the seed is the run's."""
     def shaped(budget: str) -> Any:
-        saved = RUN.budget
+        saved = COLLECTED.budget
         try:
-            RUN.budget = parse_budget(budget)
+            COLLECTED.budget = parse_budget(budget)
             return load_schema()
         finally:
-            RUN.budget = saved
+            COLLECTED.budget = saved
 
     def settings(schema: Any, number: int) -> tuple[int, bool]:
         op = spec.operation(number)
@@ -34,4 +34,4 @@ def test_the_budget_shapes_the_schema_and_op16s_boundaries_always_run():
     assert settings(schema, 3)[0] == min(examples, 2)
     standard = shaped("standard")
     assert 3 in without_body() and settings(standard, 3)[0] < settings(standard, 15)[0]
-    assert EXACT_BODY_OP not in without_body() and schema.config.seed == RUN.seed
+    assert EXACT_BODY_OP not in without_body() and schema.config.seed == COLLECTED.seed

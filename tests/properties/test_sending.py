@@ -16,7 +16,7 @@ import pytest
 from boardcert.errors import ExchangeError
 from boardcert.http.client import Client
 from boardcert.properties import load_schema
-from boardcert.properties.checks import key_required
+from boardcert.properties.schemathesis_checks import key_required
 from boardcert.properties.sending import Answer, send
 from boardcert.settings.config import resolve
 

@@ -63,7 +63,8 @@ def test_the_scenarios_go_in_parts_each_from_a_seed_of_its_own():
     two of 3; the number follows the budget only. Run in a child: the budget is the
     process's."""
     code = ("import sys, hypothesis; from boardcert import properties; "
-            "properties.RUN.budget = properties.BUDGETS[sys.argv[1]]; properties.RUN.seed = 7; "
+            "properties.COLLECTED.budget = properties.BUDGETS[sys.argv[1]]; "
+            "properties.COLLECTED.seed = 7; "
             "m = properties.state_machine(properties.load_schema()); "
             "parts = [properties.workflow_part(m, n) for n in "
             "range(1, properties.workflow_parts() + 1)]; "

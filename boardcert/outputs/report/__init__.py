@@ -18,7 +18,7 @@ from typing import Any
 import jsonschema
 
 from boardcert.outputs import badge
-from boardcert.outputs.report.build import VERDICTS, Run, TestResult, build
+from boardcert.outputs.report.build import VERDICTS, ReportedRun, TestResult, build
 from boardcert.outputs.report.render import render_html, render_markdown, render_summary
 from boardcert.paths import SPEC
 from boardcert.reproduce import script
@@ -27,7 +27,7 @@ SCHEMA = SPEC / "compliance.schema.json"
 JSON_NAME, MARKDOWN_NAME, HTML_NAME = "compliance.json", "compliance.md", "compliance.html"
 SUMMARY_NAME = "compliance-summary.md"  # for pull requests and CI step summaries
 
-__all__ = ["VERDICTS", "ReportError", "Run", "TestResult", "build", "load", "rebuild",
+__all__ = ["VERDICTS", "ReportError", "ReportedRun", "TestResult", "build", "load", "rebuild",
            "render_html", "render_markdown", "render_summary", "schema", "validate", "write"]
 
 

@@ -98,7 +98,7 @@ class TestResult:
 
 
 @dataclass
-class Run:
+class ReportedRun:
     """What the report says about the run besides the tests."""
 
     started: datetime
@@ -115,7 +115,7 @@ class Run:
     stopped: str | None = None  # why the run ended early ("interrupted after 3 of 40 tests")
 
 
-def build(tests: Iterable[TestResult], run: Run) -> dict[str, Any]:
+def build(tests: Iterable[TestResult], run: ReportedRun) -> dict[str, Any]:
     """The compliance report (the document spec/compliance.schema.json describes)."""
     tests = list(tests)
     judged = [requirement_result(req, tests) for req in requirements.catalogue().values()]

@@ -1,6 +1,6 @@
 """The checks a generated request's answer is judged by: which of schemathesis's run and why,
-boardcert's own checks (`boardcert.suite.checks.CHECKS`) registered as schemathesis checks, and the
-key check that sends the request again without the key."""
+boardcert's own checks (`boardcert.workbench.checks.CHECKS`) registered as schemathesis
+checks, and the key check that sends the request again without the key."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from boardcert.interface import spec
 from boardcert.properties.schema import EXACT_BODY_OP, operation_number
 from boardcert.properties.sending import resend
 from boardcert.pytest.together import PLAIN, Lanes, gather
-from boardcert.suite import checks
-from boardcert.suite.board import unique
+from boardcert.workbench import checks
+from boardcert.workbench.board import unique
 
 # --- checks and the requirements they prove ------------------------------------------------
 #
@@ -31,7 +31,7 @@ from boardcert.suite.board import unique
 #   status_code_conformance      SUCCESS-STATUS-200: every operation documents 200, 4XX and 5XX,
 #                                so only 1xx, 3xx and 2xx-but-not-200 are undocumented; 1xx and
 #                                3xx are dropped (the interface names no status for them).
-#   response_schema_conformance  the requirement of the 200 schema (suite.checks'
+#   response_schema_conformance  the requirement of the 200 schema (workbench.checks'
 #                                SCHEMA_REQUIREMENT); a body that does not parse is JSON-RESPONSES.
 #   boardcert_json_payload       JSON-RESPONSES on every 2xx: no body, or one that parses as JSON
 #                                ("All payloads are JSON" speaks of the bytes).
@@ -95,7 +95,7 @@ def _register(check: checks.Check) -> Callable[..., None]:
             raise CheckFailed(run.__name__, "\n".join(found))
 
     run.__name__ = run.__qualname__ = f"boardcert_{check.name}"
-    run.__doc__ = f"{check.requirement}: boardcert.suite.checks {check.name} on 2xx bodies."
+    run.__doc__ = f"{check.requirement}: boardcert.workbench.checks {check.name} on 2xx bodies."
     return schemathesis.check(run)
 
 

@@ -20,8 +20,8 @@ from boardcert.model import Oracle
 from boardcert.pytest import early, together
 from boardcert.pytest.early import Watched
 from boardcert.settings.config import NotAssessed, Profile, fill
-from boardcert.suite import checks, expect
-from boardcert.suite.board import (
+from boardcert.workbench import checks, expect
+from boardcert.workbench.board import (
     Board,
     Made,
     modelled,
@@ -30,8 +30,8 @@ from boardcert.suite.board import (
     project_state,
     unique,
 )
-from boardcert.suite.expect import Outcome
-from boardcert.suite.ledger import Entry, Ledger
+from boardcert.workbench.expect import Outcome
+from boardcert.workbench.ledger import Entry, Ledger
 
 __all__ = [
     # sending and what came back

@@ -1,5 +1,5 @@
-"""boardcert.properties.checks: boardcert's own checks as schemathesis checks (the key check is
-proven in test_sending.py, which sends through the client)."""
+"""boardcert.properties.schemathesis_checks: boardcert's own checks as schemathesis checks (the
+key check is proven in test_sending.py, which sends through the client)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 
 from boardcert import properties
-from boardcert.properties.checks import json_payload
-from boardcert.suite import checks
+from boardcert.properties.schemathesis_checks import json_payload
+from boardcert.workbench import checks
 
 
 def test_boardcert_checks_are_registered_schemathesis_checks():
-    """Each check of boardcert.suite.checks runs in schemathesis as boardcert_<name>, on the
+    """Each check of boardcert.workbench.checks runs in schemathesis as boardcert_<name>, on the
     operations whose 200 schema it applies to only."""
     from schemathesis.checks import CHECKS
 

@@ -6,7 +6,7 @@ catalogue of tests/faults/; tests/test_requirements_page.py fails when the page 
 
 Each entry's anchor is its id in lower case (`#card-name-max`), the slug GitHub and GitLab give
 its heading: the reports link there (`requirements.link`). Regenerate with
-`python -m boardcert.outputs.requirements_page` (from a checkout: the faults live in tests/).
+`python tools/requirements_page.py` (from a checkout: the faults live in tests/).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from boardcert.paths import REQUIREMENT_TESTS as LISTING
 from boardcert.paths import REQUIREMENTS_PAGE, ROOT, read_yaml
 
 PAGE = REQUIREMENTS_PAGE
-COMMAND = "python -m boardcert.outputs.requirements_page"
+COMMAND = "python tools/requirements_page.py"
 SECTIONS = {"intro": "the interface's introduction"}  # else "section 4 of the interface"
 
 

@@ -15,7 +15,7 @@ from boardcert.http.api import misfit
 from boardcert.http.client import Exchange
 from boardcert.interface import conditions as when
 from boardcert.interface import requirements
-from boardcert.suite import checks
+from boardcert.workbench import checks
 
 
 def fail(requirement: str, expected: str, exchange: Exchange | None = None, got: str = "",

@@ -16,7 +16,7 @@ from boardcert.http.api import Api
 from boardcert.http.client import Exchange
 from boardcert.model import Oracle
 from boardcert.settings.config import Profile, ProfileBody, fill
-from boardcert.suite.ledger import Entry
+from boardcert.workbench.ledger import Entry
 
 __all__ = ["Board", "Made", "build", "give_metadata", "modelled", "placeholders",
            "profile_body", "project_state", "shape", "unique"]

@@ -1,4 +1,4 @@
-"""The suites' one door into boardcert: boardcert.for_suites lists what they may use, and no
+"""The suites' one door into boardcert: boardcert.conformance lists what they may use, and no
 suite imports anything else of boardcert."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import boardcert.for_suites
+import boardcert.conformance
 
 SUITES = Path(__file__).resolve().parents[1] / "suites"
 
@@ -38,14 +38,14 @@ def boardcert_imports(path: Path) -> set[str]:
 
 
 def test_the_face_is_what_it_lists() -> None:
-    """boardcert.for_suites exports exactly the names listed here, each of them defined."""
-    assert boardcert.for_suites.__all__ == FACE
-    assert all(hasattr(boardcert.for_suites, name) for name in FACE)
+    """boardcert.conformance exports exactly the names listed here, each of them defined."""
+    assert boardcert.conformance.__all__ == FACE
+    assert all(hasattr(boardcert.conformance, name) for name in FACE)
 
 
 def test_suites_import_only_the_face() -> None:
-    """Every suite imports boardcert.for_suites and nothing else of boardcert."""
-    others = {path.name: sorted(boardcert_imports(path) - {"boardcert.for_suites"})
+    """Every suite imports boardcert.conformance and nothing else of boardcert."""
+    others = {path.name: sorted(boardcert_imports(path) - {"boardcert.conformance"})
               for path in sorted(SUITES.glob("*.py"))}
     assert {name: found for name, found in others.items() if found} == {}
 
@@ -55,6 +55,6 @@ def test_every_name_of_the_face_is_used_by_a_suite() -> None:
     used = set()
     for path in SUITES.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.module == "boardcert.for_suites":
+            if isinstance(node, ast.ImportFrom) and node.module == "boardcert.conformance":
                 used |= {a.name for a in node.names}
     assert sorted(set(FACE) - used) == []

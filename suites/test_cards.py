@@ -16,6 +16,7 @@ from boardcert.conformance import (
     expect,
     misfit,
     modelled,
+    per_operation,
     profile_body,
     together,
     unique,
@@ -83,41 +84,28 @@ def answer(number: int, _answers: dict[int, Exchange], api,
     """The answer of Card-returning op `number`, called once (in set-up) on a board of its own
     and shared by the tests that only read it; with more than one request in flight, those of
     the tests that follow side by side, each kept if it answered 200 (together.ahead)."""
-    def plan(item: pytest.Item) -> tuple[int, Callable[[], Exchange]] | None:
-        other = together.param(item, "answer", "number")
-        if other is None or other in _answers:
-            return None
-        return other, lambda: _card_call(other)(api, make_board())
-
-    if number not in _answers:
-        _answers[number] = together.ahead(request, "card answers",
-                                       lambda: _card_call(number)(api, make_board()), plan,
-                                       accept=lambda exchange: exchange.status == 200)
-    exchange = _answers[number]
+    exchange = together.answered_once(
+        request, _answers, number, "card answers", lambda: _card_call(number)(api, make_board()),
+        lambda other: lambda: _card_call(other)(api, make_board()))
     if exchange.status != 200:
         raise misfit(exchange) or NotAssessed(
             f"the Card of op {number} (it answered {exchange.status}; see OPERATION-IMPLEMENTED)")
     return exchange
 
 
-def _per_operation(requirement: str) -> list[Any]:
-    return [pytest.param(n, marks=pytest.mark.requirement(requirement, op=n), id=f"op{n}")
-            for n in CARD_OPS]
-
-
-@pytest.mark.parametrize("number", _per_operation("CARD-FIELD-TYPES"))
+@pytest.mark.parametrize("number", per_operation("CARD-FIELD-TYPES", CARD_OPS))
 def test_card_fields_have_the_stated_types(number, answer):
     """id, name, url, createdFlair are strings; columns {id, name}; metadata {id, value}."""
     checks.assert_ok(number, answer.json(), answer, "CARD-FIELD-TYPES")
 
 
-@pytest.mark.parametrize("number", _per_operation("CARD-URL-FLAIR"))
+@pytest.mark.parametrize("number", per_operation("CARD-URL-FLAIR", CARD_OPS))
 def test_card_carries_url_and_created_flair(number, answer):
     """Card-returning responses have the properties createdFlair and url."""
     checks.assert_ok(number, answer.json(), answer, "CARD-URL-FLAIR")
 
 
-@pytest.mark.parametrize("number", _per_operation("CARD-PLUGINS-PROJECTS"))
+@pytest.mark.parametrize("number", per_operation("CARD-PLUGINS-PROJECTS", CARD_OPS))
 def test_card_carries_plugins_and_projects(number, answer):
     """Card-returning responses carry the properties plugins and projects (shapes not shown)."""
     checks.assert_ok(number, answer.json(), answer, "CARD-PLUGINS-PROJECTS")

@@ -12,19 +12,12 @@ from typing import Any
 import pytest
 
 from boardcert.conformance import (
-    NotAssessed,
     checks,
     expect,
     modelled,
     together,
     unique,
 )
-
-
-def _rows(body: Any, where: str) -> Any:
-    if not isinstance(body, dict) or "rows" not in body:
-        raise NotAssessed(f"rows ({where} answered no Project with rows to read them from)")
-    return body["rows"]
 
 
 @pytest.fixture
@@ -47,7 +40,7 @@ def test_created_column_is_in_its_row(api, wide_board, ledger):
     exchange = api.call(11, projectId=project.id, rowId=row.id,
                         json=api.body("create_column", name=name))
     body = expect.success(exchange, 11, "COLUMN-CREATE")
-    entry = ledger.created("column", project.entry, answer=_rows(body, "op 11"), name=name,
+    entry = ledger.created("column", project.entry, answer=expect.rows(body, "op 11"), name=name,
                            within=row.id, projectId=project.id)
     if entry is None:
         expect.fail("COLUMN-CREATE", f"the column {name!r} in op 11's Project", exchange,

@@ -19,6 +19,7 @@ from boardcert.conformance import (
     expect,
     ids_in_order,
     modelled,
+    per_operation,
     together,
     unique,
     when,
@@ -121,18 +122,14 @@ def answer(number: int, _answers: dict[int, Exchange],
     """The answer of Project-returning op `number`, called once (in set-up) with real ids and
     shared by the tests that only read it; with more than one request in flight, those of the
     tests that follow side by side, each kept if it answered 200 (together.ahead)."""
-    def plan(item: pytest.Item) -> tuple[int, Callable[[], Exchange]] | None:
-        other = together.param(item, "answer", "number")
-        if other is None or other in _answers or other == 2:  # op 2 needs nothing made
+    def job(other: int) -> Callable[[], Exchange] | None:
+        if other == 2:  # op 2 needs nothing made: made where it is needed
             return None
         fixture = together.fixtures(request, FIXTURES)  # here: pytest's fixtures are not for jobs
-        return other, lambda: CALLS[other](Maker(fixture))
+        return lambda: CALLS[other](Maker(fixture))
 
-    if number not in _answers:
-        _answers[number] = together.ahead(request, "project answers",
-                                       lambda: CALLS[number](Maker(request.getfixturevalue)),
-                                       plan, accept=lambda exchange: exchange.status == 200)
-    exchange = _answers[number]
+    exchange = together.answered_once(request, _answers, number, "project answers",
+                                      lambda: CALLS[number](Maker(request.getfixturevalue)), job)
     if exchange.status != 200:
         raise NotAssessed(f"the Project of op {number} (it answered {exchange.status}; "
                           "see OPERATION-IMPLEMENTED)")
@@ -145,18 +142,13 @@ def project(make_project, request):
     return together.own(request, make_project)
 
 
-def _per_operation(requirement: str) -> list[Any]:
-    return [pytest.param(n, marks=pytest.mark.requirement(requirement, op=n), id=f"op{n}")
-            for n in PROJECT_OPS]
-
-
-@pytest.mark.parametrize("number", _per_operation("PROJECT-TOP-LEVEL"))
+@pytest.mark.parametrize("number", per_operation("PROJECT-TOP-LEVEL", PROJECT_OPS))
 def test_project_fields_sit_at_the_top_level(number, answer):
     """id, name, createdAt, updatedAt, rows, cards and plugins sit at the top level."""
     checks.assert_ok(number, answer.json(), answer, "PROJECT-TOP-LEVEL")
 
 
-@pytest.mark.parametrize("number", _per_operation("PROJECT-NOT-WRAPPED"))
+@pytest.mark.parametrize("number", per_operation("PROJECT-NOT-WRAPPED", PROJECT_OPS))
 def test_project_is_not_wrapped(number, answer):
     """The Project is not wrapped in an inner property (the removed pre-2024-05-19 shape)."""
     checks.assert_ok(number, answer.json(), answer, "PROJECT-NOT-WRAPPED")

@@ -24,16 +24,9 @@ from boardcert.conformance import (
 )
 
 
-def _rows(body: Any, where: str) -> Any:
-    """The rows property of a Project or of op 6's answer."""
-    if not isinstance(body, dict) or "rows" not in body:
-        raise NotAssessed(f"rows ({where} answered no object with rows to read them from)")
-    return body["rows"]
-
-
 def _listed_rows(api, project_id: str, requirement: str) -> tuple[Any, Exchange]:
     exchange = api.call(6, projectId=project_id)
-    return _rows(expect.success(exchange, 6, requirement), "op 6"), exchange
+    return expect.rows(expect.success(exchange, 6, requirement), "op 6"), exchange
 
 
 @pytest.fixture
@@ -149,7 +142,7 @@ def test_created_row_joins_the_others(api, wide_board, row_name_property, ledger
     name = unique("row")
     exchange = api.call(7, projectId=project.id, json={row_name_property: name})
     body = expect.success(exchange, 7, "ROWS-LIST-CREATED")
-    entry = ledger.created("row", project.entry, answer=_rows(body, "op 7"), name=name,
+    entry = ledger.created("row", project.entry, answer=expect.rows(body, "op 7"), name=name,
                            projectId=project.id)
     if entry is None:
         raise NotAssessed("the created row's id (op 7's Project shows no record with its name)")

@@ -19,7 +19,7 @@ FACE = [
     "spec", "when", "REMOVED", "RemovedPath",
     "Profile", "fill", "Board", "Made", "placeholders", "profile_body", "project_state",
     "unique", "Entry", "Ledger", "modelled", "Oracle",
-    "together", "early", "Watched",
+    "together", "early", "Watched", "per_operation",
     "properties",
 ]
 

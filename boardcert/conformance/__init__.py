@@ -19,6 +19,7 @@ from boardcert.interface.removed import REMOVED, RemovedPath
 from boardcert.model import Oracle
 from boardcert.pytest import early, together
 from boardcert.pytest.early import Watched
+from boardcert.pytest.markers import per_operation
 from boardcert.settings.config import NotAssessed, Profile, fill
 from boardcert.workbench import checks, expect
 from boardcert.workbench.board import (
@@ -51,6 +52,8 @@ __all__ = [
     # what tests do together (independent requests, set-ups: side by side only with the
     # speed plugin), set-ups made at the first test
     "together", "early", "Watched",
+    # one test per operation, each marked with the requirement on its operation
+    "per_operation",
     # schemathesis over the spec (suites/test_properties.py)
     "properties",
 ]

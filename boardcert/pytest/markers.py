@@ -6,6 +6,9 @@ server."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 import pytest
 
 from boardcert.interface import requirements, spec
@@ -14,6 +17,13 @@ from boardcert.pytest.stash import READ_ONLY_SKIPPED, TARGET
 READ_ONLY_SKIP = "not assessed: --read-only (this test changes the server)"
 _NONE = requirements.Requirement("", "", "", "", "", "", ())
 IDENTITY = pytest.StashKey[tuple[tuple[str, ...], tuple[int, ...]]]()  # ids, operations
+
+
+def per_operation(requirement: str, numbers: Iterable[int]) -> list[Any]:
+    """A test's `number` parameters, one per operation, each marked with `requirement` on its
+    operation (`@pytest.mark.parametrize("number", per_operation("ID", (3, 5)))`)."""
+    return [pytest.param(n, marks=pytest.mark.requirement(requirement, op=n), id=f"op{n}")
+            for n in numbers]
 
 
 def pytest_configure(config: pytest.Config) -> None:

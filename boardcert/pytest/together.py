@@ -159,6 +159,25 @@ def own(request: pytest.FixtureRequest, job: Job[T]) -> T:
     return ahead(request, f"fixture {name}", job, plan)
 
 
+def answered_once(request: pytest.FixtureRequest, answers: dict[int, Exchange], number: int,
+                  kind: str, here: Job[Exchange],
+                  job: Callable[[int], Job[Exchange] | None]) -> Exchange:
+    """The answer of op `number` for the tests that only read it (a module's `answer`
+    fixture, parametrized by `number`): made once, by `here` (in this test's set-up), and kept
+    in `answers` (a module-scoped dict); `job(n)` makes op n's for the pending tests, built
+    ahead side by side (`ahead`: in other threads, so with no pytest fixture asked), each kept
+    only if it answered 200 (None: that one is made where it is needed)."""
+    def plan(item: pytest.Item) -> tuple[int, Job[Exchange]] | None:
+        other = param(item, "answer", "number")
+        made = None if other is None or other in answers else job(other)
+        return None if made is None else (other, made)
+
+    if number not in answers:
+        answers[number] = ahead(request, kind, here, plan,
+                                accept=lambda exchange: exchange.status == 200)
+    return answers[number]
+
+
 def fixtures(request: pytest.FixtureRequest, names: tuple[str, ...],
              **given: Callable[[], Any]) -> Callable[[str], Any]:
     """A lookup of the session fixtures `names`, resolved now (pytest's fixtures are for its own

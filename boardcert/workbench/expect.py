@@ -40,6 +40,14 @@ def _status(exchange: Exchange | None) -> str:
     return "no response" if exchange is None else f"status {exchange.status}"
 
 
+def rows(body: Any, where: str) -> Any:
+    """The rows property of a Project or of op 6's answer (`where` answered it); none there:
+    not assessed (ROWS-PROPERTY-REQUIRED judges that)."""
+    if not isinstance(body, dict) or "rows" not in body:
+        raise NotAssessed(f"rows ({where} answered no object with rows to read them from)")
+    return body["rows"]
+
+
 def success(exchange: Exchange, number: int, requirement: str = "SUCCESS-STATUS-200") -> Any:
     """Operation `number` answered 200 with JSON (or no body); returns the body (checks not
     applied). The bytes decide, not the label: that is JSON-MEDIA-TYPE's (`labelled`)."""

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from faults import Result, Variant
 from faults.asgi import Forward, Handler, Request, Response
+from faults.catalogue import ONE_AT_A_TIME
 from faults.edits import on, refuse
 from faults.exchanges import read
 from faults.harness import at_each_in_flight, outcomes, same_both_ways
-from test_auth_batch import BY_NAME as AUTH_VARIANTS
 
 from boardcert.paths import SUITES
 
@@ -84,7 +84,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, int], tupl
         {**{("late", n): Variant("late", "late", None, w.make) for n, w in watches.items()},
          **{(name, n): variant for n in (1, IN_FLIGHT)
             for name, variant in (("refusing", REFUSING), ("failing", FAILING))},
-         ("busy-503", IN_FLIGHT): AUTH_VARIANTS["one-at-a-time"]},
+         ("busy-503", IN_FLIGHT): ONE_AT_A_TIME},
         tmp_path_factory.mktemp("ahead"), SELECT, SELECTED)
     found[("watches", 0)] = watches  # type: ignore[assignment]
     return found

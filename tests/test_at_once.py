@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import partial
 
 import pytest
-from test_in_flight import KEY, late_client
+from samples import LATE_KEY, late_client
 
 from boardcert.errors import ExchangeError
 from boardcert.http.at_once import at_once
@@ -21,7 +21,7 @@ def test_requests_meet_in_flight_and_answer_in_order():
     assert most[0] == 4
     assert [a.json()["path"] for a in answers] == ["/0", "/1", "/2", "/3"]
     assert len(client.log) == 4
-    assert all(KEY not in str(e.request_headers) for e in client.log)
+    assert all(LATE_KEY not in str(e.request_headers) for e in client.log)
 
 
 def test_a_request_without_an_answer_is_its_error():

@@ -12,39 +12,23 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-import test_bundle
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from google.protobuf import json_format
 from in_toto_attestation.predicates.test_result.v0 import test_result_pb2
 from in_toto_attestation.predicates.vsa.v1 import vsa_pb2
 from in_toto_attestation.v1 import statement_pb2
 from in_toto_attestation.v1.statement import Statement
+from samples import BUILD, boardcert, plan_for, report_dir, rewrite, synthetic_report
 from securesystemslib.dsse import Envelope
 from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import SSlibKey
-from test_baseline import synthetic_report
 
-from boardcert.outputs import attestations, badge, bundle, dsse, statements
+from boardcert.outputs import attestations, bundle, dsse, statements
 from boardcert.outputs.attestations import JSONL, SUMMARY_FILE, TEST_RESULT_FILE
-from boardcert.paths import DEFAULT_PROFILE, OPENAPI, REQUIREMENTS
+from boardcert.paths import DEFAULT_PROFILE, OPENAPI
 
 NOW = datetime(2026, 11, 22, 12, 1, 0, tzinfo=UTC)
-keys, other_keys = test_bundle.keys, test_bundle.other_keys  # key-pair fixtures
-rewrite = test_bundle.rewrite
-BUILD = statements.Subject("ghcr.io/acme/board", "ab" * 32)
 OTHER = statements.Subject("ghcr.io/acme/board", "cd" * 32)
-
-
-def report_dir(tmp_path: Path, **report_args) -> Path:
-    """A report directory as a run leaves it (synthetic content)."""
-    directory = tmp_path / "run"
-    directory.mkdir()
-    report = synthetic_report(**report_args)
-    report["profile"]["content"] = {"organization": "discover"}
-    report["run"] = {"budget": "quick", "seed": 7, "versions": {}, "options": ["run"]}
-    (directory / "compliance.json").write_text(json.dumps(report, indent=2), encoding="utf-8")
-    badge.write(report, directory)
-    return directory
 
 
 def certify(directory: Path, key: Path | None = None, subjects: tuple = (BUILD,),
@@ -56,16 +40,6 @@ def certify(directory: Path, key: Path | None = None, subjects: tuple = (BUILD,)
                          sign_key=key, now=NOW, attest=plan)
     attestations.write(directory, plan.files)
     return path
-
-
-def plan_for(directory: Path, key: Path | None, subjects: tuple = (BUILD,),
-             strict: bool = False) -> attestations.Plan:
-    return attestations.Plan(
-        list(subjects), "1.2.3" if subjects else None, strict,
-        bundle.load_private_key(key) if key else None,
-        json.loads((directory / "compliance.json").read_bytes()),
-        {"openapi": bundle.sha256(OPENAPI.read_bytes()),
-         "requirements": bundle.sha256(REQUIREMENTS.read_bytes())})
 
 
 def sslib_key(public: Path) -> SSlibKey:
@@ -433,7 +407,6 @@ def test_certifying_the_bundled_server_writes_a_certificate_others_can_check(tmp
     both envelopes beside the reports and in the bundle; securesystemslib verifies them; the
     test result's result and ids are compliance.json's; boardcert verify finds all intact
     and catches a swapped subject."""
-    from test_cli import boardcert
 
     out = tmp_path / "out"
     result = boardcert("run", "--budget", "quick", "--output", str(out), "--strict",

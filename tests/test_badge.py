@@ -5,6 +5,7 @@ from __future__ import annotations
 from xml.etree import ElementTree
 
 import pytest
+from samples import sample_report
 
 from boardcert.outputs import badge
 
@@ -60,7 +61,6 @@ def test_write_puts_badge_svg_beside_the_reports(tmp_path):
 
 def test_report_write_puts_the_badge_beside_the_reports_and_in_the_html(tmp_path):
     """Every written report has its badge.svg; the HTML shows the same badge inline."""
-    from test_report import sample_report
 
     from boardcert.outputs import report as compliance
 

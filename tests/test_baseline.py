@@ -7,77 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from samples import synthetic_report
 
-from boardcert.interface import requirements, spec
+from boardcert.interface import requirements
 from boardcert.outputs import baseline
-
-STARTED = "2026-11-22T12:00:00Z"
-
-
-def synthetic_report(failed: tuple[str, ...] = (), not_assessed: tuple[str, ...] = (),
-                     started: str = STARTED) -> dict:
-    """A compliance report shaped as spec/compliance.schema.json describes: every requirement
-    passed but those named; operations follow their failed requirements."""
-    reqs = []
-    for req in requirements.catalogue().values():
-        status = "failed" if req.id in failed else \
-            "not assessed" if req.id in not_assessed else "passed"
-        node = f"suites/test_x.py::test_{req.id.lower().replace('-', '_')}"
-        reqs.append({
-            "id": req.id, "level": req.level, "title": req.title, "text": req.text,
-            "section": req.section, "quote": req.quote, "operations": list(req.operations),
-            "status": status, "message": None if status == "passed" else f"{req.id} {status}",
-            "tests": [] if status == "not assessed" else [{"nodeid": node, "outcome": status}],
-            "failures": [{"test": node, "message": "no"}] if status == "failed" else [],
-        })
-    levels = {}
-    for level in (*requirements.LEVELS, "all"):
-        mine = [r for r in reqs if level in ("all", r["level"])]
-        levels[level] = {s: sum(r["status"] == s for r in mine)
-                         for s in ("passed", "failed", "not assessed")} | {"total": len(mine)}
-    ops = []
-    for op in spec.operations().values():
-        bad = sorted(r["id"] for r in reqs if r["status"] == "failed" and r["level"] != "INFO"
-                     and op.number in r["operations"])
-        ops.append({"number": op.number, "method": op.method, "path": op.path,
-                    "operationId": op.operation_id, "auth_required": op.auth_required,
-                    "status": "failed" if bad else "passed", "failed_requirements": bad,
-                    "outcomes": {"passed": 1, "failed": 0, "error": 0, "skipped": 0},
-                    "tests": []})
-    tests = [{"nodeid": t["nodeid"], "outcome": t["outcome"], "requirements": [r["id"]],
-              "operations": r["operations"],
-              "failed_requirements": [r["id"]] if r["status"] == "failed" else [],
-              "duration_seconds": 0.1, "message": r["message"], "evidence": None}
-             for r in reqs for t in r["tests"]]
-    verdict, reason = _decide(levels)
-    return {
-        "format": "boardcert-compliance/1",
-        "suite": {"name": "boardcert", "version": "0.1.0"},
-        "interface_version": "0.0.1",
-        "target": {"base_url": "http://127.0.0.1:8080", "reference_server": False},
-        "profile": {"name": "reference", "path": None, "content": {}},
-        "started": started, "finished": started.replace("12:00:00", "12:00:42"),
-        "duration_seconds": 42.0, "verdict": verdict, "verdict_reason": reason,
-        "counts": {"requirements": levels,
-                   "operations": {s: sum(o["status"] == s for o in ops)
-                                  for s in ("passed", "failed", "not assessed")},
-                   "tests": {"passed": len(tests), "failed": 0, "error": 0, "skipped": 0,
-                             "total": len(tests)},
-                   "observations": 0},
-        "requirements": reqs, "operations": ops, "observations": [], "tests": tests,
-        "collection_errors": [],
-    }
-
-
-def _decide(levels: dict) -> tuple[str, str]:
-    """The verdict of the conformance policy, section 4."""
-    if levels["MUST"]["failed"]:
-        return "non-conformant", "a MUST requirement failed"
-    if levels["MUST"]["not assessed"]:
-        return "incomplete", "a MUST requirement was not assessed"
-    if levels["SHOULD"]["failed"]:
-        return "conformant with warnings", "a SHOULD requirement failed"
-    return "conformant", "all MUST and SHOULD requirements that were assessed passed"
 
 
 def write(report: dict, path: Path) -> Path:

@@ -6,12 +6,11 @@ from __future__ import annotations
 import base64
 import json
 import zipfile
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from test_baseline import synthetic_report
+from samples import KEY, boardcert, leaks, rewrite, synthetic_report
 
 from boardcert.interface import requirements
 from boardcert.outputs import badge, bundle
@@ -38,30 +37,8 @@ def report_dir(tmp_path: Path) -> Path:
     return directory
 
 
-@pytest.fixture(scope="module")
-def keys(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    return bundle.keygen(tmp_path_factory.mktemp("keys"))
-
-
-@pytest.fixture(scope="module")
-def other_keys(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    return bundle.keygen(tmp_path_factory.mktemp("other-keys"))
-
-
 def make(report_dir: Path, sign: Path | None = None) -> Path:
     return bundle.create(report_dir, profile=DEFAULT_PROFILE, sign_key=sign, now=NOW)
-
-
-def rewrite(path: Path, change: Callable[[dict[str, bytes]], None]) -> Path:
-    """The same bundle with its entries changed by `change` (a tamperer with zip tools)."""
-    with zipfile.ZipFile(path) as old:
-        entries = {name: old.read(name) for name in old.namelist()}
-    change(entries)
-    path.unlink()
-    with zipfile.ZipFile(path, "w") as new:
-        for name, content in entries.items():
-            new.writestr(name, content)
-    return path
 
 
 def edit_json(entries: dict[str, bytes], name: str, **values) -> None:
@@ -319,7 +296,6 @@ def test_keygen_command(tmp_path, capsys):
 def test_run_bundle_signed_and_verified(tmp_path, keys):
     """A real run (operation 1 only) with --bundle --sign-key writes a certification.zip that
     `boardcert verify` finds intact and signed by that key, and that holds no key."""
-    from test_cli import KEY, boardcert, leaks
 
     from boardcert.reference.server import start
 

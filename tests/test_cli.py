@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -14,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_report import sample_report
+from samples import KEY, boardcert, leaks, sample_report
 
 from boardcert import cli
 from boardcert.cli import exits, session
@@ -27,24 +26,6 @@ from boardcert.settings import run_facts
 from boardcert.settings.config import load_profile
 
 pytest_plugins = ["pytester"]
-KEY = "bcKEY-distinctive-5f0c2e9a71"  # must never be written anywhere
-
-
-def boardcert(*args: str, env: dict[str, str] | None = None,
-              patch: str = "") -> subprocess.CompletedProcess[str]:
-    """`boardcert ARGS` in a child process from the checkout (`patch`: Python run first)."""
-    code = f"import sys, boardcert.cli as cli\n{patch}\nsys.exit(cli.main(sys.argv[1:]))"
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, text=True,
-                          capture_output=True, timeout=180, env=environment | (env or {}))
-
-
-def leaks(directory: Path, *texts: str) -> list[str]:
-    """Every file under `directory`, and each text, that contains the key."""
-    found = [str(p) for p in directory.rglob("*") if p.is_file() and KEY.encode() in
-             p.read_bytes()]
-    return found + [f"console: ...{t[t.index(KEY) - 80:t.index(KEY) + 20]}..."
-                    for t in texts if KEY in t]
 
 
 # --- end to end against the reference server ---------------------------------------------------
@@ -390,7 +371,6 @@ def test_suites_are_run_unless_paths_are_given(extra, suites_added, pytester):
     pytester.plugins.append(session.SuitesUnlessPathsGiven())
     config = pytester.parseconfig("-p", "boardcert.pytest.plugin", *extra)
     assert (config.args == [str(SUITES)]) is suites_added
-
 
 
 def test_the_workers_of_boardcert_run_get_the_suites_too(pytester):

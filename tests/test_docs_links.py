@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from faults import FAULTS, serving
-from test_report import sample_report
+from samples import sample_report
 
 from boardcert import cli
 from boardcert.interface import requirements

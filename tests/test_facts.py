@@ -7,7 +7,7 @@ import copy
 import json
 
 import pytest
-from test_baseline import synthetic_report
+from samples import all_passing, reported_run, synthetic_report
 
 from boardcert.outputs import baseline, bundle, report
 from boardcert.outputs.report.build import ReportedRun
@@ -58,9 +58,8 @@ def test_the_record_names_budget_seed_versions_and_options():
 
 def test_the_reports_show_the_run_facts(tmp_path):
     """compliance.json, .md and .html record budget, seed, versions and options."""
-    from test_report import all_passing, run_facts
 
-    base = run_facts()
+    base = reported_run()
     built = report.build(all_passing(), ReportedRun(**{**base.__dict__, "facts": RUN}))
     report.write(built, tmp_path)
     assert report.load(tmp_path)["run"] == RUN  # valid against spec/compliance.schema.json

@@ -14,39 +14,15 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import httpx
 import pytest
+from samples import late_client
 
 from boardcert.errors import ConfigError, ExchangeError
-from boardcert.http.client import Client
 from boardcert.paths import ROOT, SUITES
 from boardcert.pytest import together
 from boardcert.settings import workers
-from boardcert.settings.config import resolve
 from boardcert.speed import distribution
 from boardcert.speed.in_flight import FixtureInJob, SideBySide, Wide, pytest_fixture_setup
-
-KEY = "concurrency-test-key-9d1"
-
-
-def late_client(seconds: float) -> tuple[Client, list[int]]:
-    """A client over a transport that answers every request `seconds` late; the most requests
-    it saw in flight at once."""
-    busy, most, lock = [0], [0], threading.Lock()
-
-    def handler(request: httpx.Request) -> httpx.Response:
-        with lock:
-            busy[0] += 1
-            most[0] = max(most[0], busy[0])
-        time.sleep(seconds)
-        with lock:
-            busy[0] -= 1
-        if request.url.path.endswith("/broken"):
-            raise httpx.ConnectError("refused", request=request)
-        return httpx.Response(200, json={"path": request.url.path})
-
-    target = resolve({"base_url": "http://127.0.0.1:9", "api_key": KEY}, {})
-    return Client(target, transport=httpx.MockTransport(handler)), most
 
 
 def test_gather_sends_side_by_side_and_keeps_each_jobs_exchanges_aside():

@@ -13,14 +13,13 @@ from contextlib import contextmanager
 from functools import partial
 
 import pytest
-import test_attestations as made
 from cryptography.hazmat.primitives.asymmetric import ec
+from samples import NOW, plan_for, report_dir, rewrite
 from sigstore import dsse as sigstore_dsse
 
 from boardcert.outputs import attestations, bundle, dsse, keyless, statements
 from boardcert.outputs.attestations import SUMMARY_FILE, TEST_RESULT_FILE
 
-keys = made.keys  # a key-pair fixture
 STATEMENT = statements.serialise({
     "_type": statements.STATEMENT, "subject": [{"name": "b", "digest": {"sha256": "ab" * 32}}],
     "predicateType": statements.TEST_RESULT, "predicate": {"result": "PASSED"}})
@@ -61,11 +60,11 @@ def test_keyless_signs_the_statements_exact_bytes(tmp_path, keys):
     """Each statement goes to sigstore's Statement as the very bytes of its envelope; its PAE
     is ours; the bundles sit beside the envelopes and in the zip, and verify finds them
     signing the same statements."""
-    directory = made.report_dir(tmp_path)
+    directory = report_dir(tmp_path)
     context = Context()
-    plan = made.plan_for(directory, keys[0])
+    plan = plan_for(directory, keys[0])
     plan.keyless = partial(keyless.sign, context=context, identity="an identity token")
-    path = bundle.create(directory, sign_key=keys[0], now=made.NOW, attest=plan)
+    path = bundle.create(directory, sign_key=keys[0], now=NOW, attest=plan)
     attestations.write(directory, plan.files)
     with zipfile.ZipFile(path) as zipped:
         entries = {name: zipped.read(name) for name in zipped.namelist()}
@@ -90,11 +89,11 @@ def test_keyless_signs_the_statements_exact_bytes(tmp_path, keys):
 
 def test_a_keyless_bundle_of_another_statement_is_caught(tmp_path, keys):
     """A Sigstore bundle swapped for one of another statement: verify says so."""
-    directory = made.report_dir(tmp_path)
-    plan = made.plan_for(directory, None)
+    directory = report_dir(tmp_path)
+    plan = plan_for(directory, None)
     plan.keyless = partial(keyless.sign, context=Context(), identity="an identity token")
-    path = bundle.create(directory, now=made.NOW, attest=plan)
-    made.rewrite(path, lambda e: e.update({TEST_BUNDLE: e[SUMMARY_BUNDLE]}))
+    path = bundle.create(directory, now=NOW, attest=plan)
+    rewrite(path, lambda e: e.update({TEST_BUNDLE: e[SUMMARY_BUNDLE]}))
     assert bundle.verify(path).problems == [
         f"{TEST_BUNDLE}: not a Sigstore bundle of the same statement"]
 

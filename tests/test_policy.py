@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_report import sample_report
+from samples import sample_report
 
 from boardcert.interface import policy, requirements
 from boardcert.outputs.report import render

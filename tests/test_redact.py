@@ -9,7 +9,7 @@ import re
 import xml.etree.ElementTree as ET
 
 import pytest
-from test_report import sample_report
+from samples import sample_report
 
 from boardcert.http.redact import MASK, Redactor, short_key_warning
 from boardcert.outputs import report

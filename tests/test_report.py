@@ -5,78 +5,16 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import jsonschema
 import pytest
+from samples import EVIDENCE, FAILURE, all_passing, catalogue, reported_run, sample_report
 
-from boardcert.http.client import Exchange
-from boardcert.interface import requirements
 from boardcert.outputs import report
-from boardcert.outputs.report import ReportedRun, TestResult, build
-from boardcert.settings.config import load_profile
+from boardcert.outputs.report import TestResult, build
 
 pytest_plugins = ["pytester"]
-
-EVIDENCE = Exchange(
-    "PATCH", "http://127.0.0.1:8080/projects/p1/cards/c1",
-    {"X-API-Key": "***", "content-type": "application/json"}, b'{"name": "xxxx"}', status=200,
-    headers={"content-type": "application/json"}, content=b'{"id": "c1", "name": "xxxx"}',
-    elapsed=0.003).as_dict()
-FAILURE = "[CARD-NAME-MAX-REJECTED] expected a 4xx for a name of 25001 characters; got status 200"
-
-
-def catalogue() -> dict[str, requirements.Requirement]:
-    return requirements.catalogue()
-
-
-def passing(req_id: str) -> TestResult:
-    req = catalogue()[req_id]
-    return TestResult(f"suites/test_x.py::test_{req_id.lower()}", "passed", (req_id,),
-                      req.operations)
-
-
-def all_passing(*but: str) -> list[TestResult]:
-    return [passing(i) for i in catalogue() if i not in but]
-
-
-def run_facts() -> ReportedRun:
-    started = datetime(2026, 11, 22, 12, 0, 0, tzinfo=UTC)
-    profile = load_profile()
-    return ReportedRun(started=started, finished=started + timedelta(seconds=42.5),
-               base_url="http://127.0.0.1:8080", reference_server=False,
-               profile_name=profile.name, profile_path=None,
-               profile_content=profile.data)
-
-
-def sample_tests(kind: str) -> list[TestResult]:
-    """Results that give the verdict `kind`, with failures, skips and observations."""
-    tests = all_passing("CARD-NAME-MAX-REJECTED", "CARD-RENAME", "PROJECT-DELETE", "ID-FORMAT")
-    tests.append(TestResult("suites/test_projects.py::test_delete", "skipped",
-                            ("PROJECT-DELETE",), (4,), "not assessed: bodies.delete_project"))
-    tests.append(TestResult("suites/test_ids.py::test_ids", "passed", ("ID-FORMAT",), (2, 15),
-                            observations=(("ID-FORMAT", "ids are numeric strings"),),
-                            security_observations=(("AUTH-UNLISTED-OBSERVED",
-                                                    "op 25 is open without a key"),)))
-    if kind == "non-conformant":
-        tests.append(TestResult("suites/test_cards.py::test_name_25001", "failed",
-                                ("CARD-NAME-MAX-REJECTED",), (16,), FAILURE, (EVIDENCE,),
-                                blamed=("CARD-NAME-MAX-REJECTED",)))
-    else:
-        tests.append(passing("CARD-NAME-MAX-REJECTED"))
-    if kind in ("non-conformant", "conformant with warnings"):
-        tests.append(TestResult("suites/test_cards.py::test_rename", "failed", ("CARD-RENAME",),
-                                (16,), "[CARD-RENAME] expected the name to be 'b'; got 'a'"))
-    else:
-        tests.append(passing("CARD-RENAME"))
-    if kind == "incomplete":
-        tests = [t for t in tests if "SUCCESS-STATUS-200" not in t.requirements]
-    return tests
-
-
-def sample_report(kind: str) -> dict:
-    return build(sample_tests(kind), run_facts())
 
 
 def status(built: dict, req_id: str) -> str:
@@ -95,7 +33,7 @@ def test_each_verdict(kind):
 
 def test_all_must_and_should_passing_is_conformant():
     """Every requirement passing: conformant."""
-    built = build(all_passing(), run_facts())
+    built = build(all_passing(), reported_run())
     assert (built["verdict"], built["counts"]["requirements"]["all"]["passed"]) == \
         ("conformant", len(catalogue()))
 
@@ -103,7 +41,7 @@ def test_all_must_and_should_passing_is_conformant():
 def test_a_should_failing_gives_warnings_and_names_it():
     built = build([*all_passing("CARD-RENAME"), TestResult(
         "t::rename", "failed", ("CARD-RENAME",), (16,), "[CARD-RENAME] expected ...")],
-        run_facts())
+        reported_run())
     assert built["verdict"] == "conformant with warnings"
     assert "CARD-RENAME" in built["verdict_reason"]
 
@@ -112,14 +50,14 @@ def test_a_must_failing_wins_over_a_must_not_assessed():
     """A failure is definite: non-conformant, even when another MUST was not assessed."""
     tests = [*all_passing("CARD-NAME-MAX-REJECTED", "SUCCESS-STATUS-200"),
              TestResult("t::limit", "failed", ("CARD-NAME-MAX-REJECTED",), (16,), FAILURE)]
-    built = build(tests, run_facts())
+    built = build(tests, reported_run())
     assert built["verdict"] == "non-conformant"
     assert status(built, "SUCCESS-STATUS-200") == "not assessed"
 
 
 def test_no_tests_at_all_is_incomplete_and_nothing_passes():
     """A requirement with no test is not assessed, never passed."""
-    built = build([], run_facts())
+    built = build([], reported_run())
     report.validate(built)
     assert built["verdict"] == "incomplete"
     assert {r["status"] for r in built["requirements"]} == {"not assessed"}
@@ -128,7 +66,7 @@ def test_no_tests_at_all_is_incomplete_and_nothing_passes():
 
 
 def test_a_should_not_assessed_does_not_stop_conformance():
-    built = build(all_passing("CARD-RENAME"), run_facts())
+    built = build(all_passing("CARD-RENAME"), reported_run())
     assert status(built, "CARD-RENAME") == "not assessed"
     assert built["verdict"] == "conformant"
     assert "1 SHOULD requirement not assessed: CARD-RENAME" in built["verdict_reason"]
@@ -139,7 +77,7 @@ def test_a_should_not_assessed_does_not_stop_conformance():
 def test_skipped_tests_leave_a_requirement_not_assessed_with_the_reason():
     tests = [TestResult("t::a", "skipped", ("PROJECT-DELETE",), (4,), "not assessed: bodies.x"),
              TestResult("t::b", "skipped", ("PROJECT-DELETE",), (4,), "not assessed: bodies.x")]
-    entry = next(r for r in build(tests, run_facts())["requirements"]
+    entry = next(r for r in build(tests, reported_run())["requirements"]
                  if r["id"] == "PROJECT-DELETE")
     assert (entry["status"], entry["message"]) == ("not assessed", "not assessed: bodies.x")
 
@@ -148,7 +86,7 @@ def test_one_passed_test_among_skipped_ones_passes():
     ops = catalogue()["PROJECT-DELETE"].operations
     tests = [TestResult("t::a", "skipped", ("PROJECT-DELETE",), ops, "not assessed: x"),
              TestResult("t::b", "passed", ("PROJECT-DELETE",), ops)]
-    assert status(build(tests, run_facts()), "PROJECT-DELETE") == "passed"
+    assert status(build(tests, reported_run()), "PROJECT-DELETE") == "passed"
 
 
 def test_a_requirement_with_cases_not_assessed_passes_partly_assessed(tmp_path):
@@ -169,7 +107,7 @@ def test_a_requirement_with_cases_not_assessed_passes_partly_assessed(tmp_path):
                          unassessed={req.id: {9: NO_2XX}}),
              TestResult("suites/t.py::test_d", "failed", (req.id, "NO-SERVER-ERROR"), (7,),
                         "[NO-SERVER-ERROR] a 500", blamed=("NO-SERVER-ERROR",))]
-    built = build(tests, run_facts())
+    built = build(tests, reported_run())
     report.validate(built)
     entry = next(r for r in built["requirements"] if r["id"] == req.id)
     assert entry["status"] == "passed"
@@ -216,10 +154,10 @@ def test_a_requirement_passes_only_when_each_of_its_operations_passed():
     """Passed needs a passing test on every operation the requirement lists; one operation
     with only skipped tests leaves it not assessed, naming the operation, the reason and (in the
     verdict) the profile key; a test marked with several operations counts for each."""
-    assert status(build([*all_passing("SUCCESS-STATUS-200"), *per_operation()], run_facts()),
+    assert status(build([*all_passing("SUCCESS-STATUS-200"), *per_operation()], reported_run()),
                   "SUCCESS-STATUS-200") == "passed"
     built = build([*all_passing("SUCCESS-STATUS-200"),
-                   *per_operation(op23="plugin_id")], run_facts())
+                   *per_operation(op23="plugin_id")], reported_run())
     entry = next(r for r in built["requirements"] if r["id"] == "SUCCESS-STATUS-200")
     assert (entry["status"], entry["message"]) == ("not assessed",
                                                    "not assessed on op 23: plugin_id")
@@ -228,7 +166,7 @@ def test_a_requirement_passes_only_when_each_of_its_operations_passed():
     assert "plugin_id" in built["verdict_reason"]
     combined = [TestResult("t::all", "passed", ("SUCCESS-STATUS-200",), ALL_OPS),
                 TestResult("t::op23", "skipped", ("SUCCESS-STATUS-200",), (23,), "not assessed")]
-    assert status(build(combined, run_facts()), "SUCCESS-STATUS-200") == "passed"
+    assert status(build(combined, reported_run()), "SUCCESS-STATUS-200") == "passed"
 
 
 def test_a_test_does_not_count_where_it_recorded_a_requirement_unassessed():
@@ -239,7 +177,7 @@ def test_a_test_does_not_count_where_it_recorded_a_requirement_unassessed():
              TestResult("t::no-server-error", "passed", ("NO-SERVER-ERROR",), ALL_OPS[:-1])]
     tests[-2] = TestResult("t::op28", "passed", ("SUCCESS-STATUS-200", "NO-SERVER-ERROR"), (28,),
                            unassessed={"SUCCESS-STATUS-200": {28: NO_2XX}})
-    built = build(tests, run_facts())
+    built = build(tests, reported_run())
     entry = next(r for r in built["requirements"] if r["id"] == "SUCCESS-STATUS-200")
     assert (entry["status"], entry["message"]) == ("not assessed",
                                                    f"not assessed on op 28: {NO_2XX}")
@@ -251,7 +189,7 @@ def test_a_failure_on_one_operation_fails_a_requirement_unassessed_elsewhere():
     tests = [*all_passing("SUCCESS-STATUS-200"), *per_operation(op23="plugin_id")]
     tests[len(tests) - 28] = TestResult("t::op1", "failed", ("SUCCESS-STATUS-200",), (1,),
                                         "[SUCCESS-STATUS-200] got 201")
-    assert status(build(tests, run_facts()), "SUCCESS-STATUS-200") == "failed"
+    assert status(build(tests, reported_run()), "SUCCESS-STATUS-200") == "failed"
 
 
 def test_an_errored_test_leaves_its_requirement_not_assessed():
@@ -259,7 +197,7 @@ def test_an_errored_test_leaves_its_requirement_not_assessed():
     tests = [*all_passing("OPERATION-IMPLEMENTED"),
              TestResult("t::a", "passed", ("OPERATION-IMPLEMENTED",), (1,)),
              TestResult("t::b", "error", ("OPERATION-IMPLEMENTED",), (2,), "RuntimeError: boom")]
-    built = build(tests, run_facts())
+    built = build(tests, reported_run())
     assert status(built, "OPERATION-IMPLEMENTED") == "not assessed"
     assert built["verdict"] == "incomplete"
 
@@ -267,7 +205,7 @@ def test_an_errored_test_leaves_its_requirement_not_assessed():
 def test_an_info_failure_is_an_observation_never_a_failure():
     tests = [*all_passing("ERROR-FORMAT"),
              TestResult("t::errors", "failed", ("ERROR-FORMAT",), (16,), "[ERROR-FORMAT] odd")]
-    built = build(tests, run_facts())
+    built = build(tests, reported_run())
     report.validate(built)
     assert status(built, "ERROR-FORMAT") == "passed"
     assert built["verdict"] == "conformant"
@@ -285,7 +223,7 @@ def test_a_failure_counts_against_the_requirements_it_names():
                         blamed=("REJECTED-CHANGES-NOTHING",)),
              TestResult("t::alias", "failed", ("CARD-ALIAS",), (20,),
                         "expected status 200; got 201", blamed=("SUCCESS-STATUS-200",))]
-    built = build(tests, run_facts())
+    built = build(tests, reported_run())
     assert status(built, "REJECTED-CHANGES-NOTHING") == "failed"
     assert status(built, "CARD-NAME-MAX-REJECTED") == "not assessed"
     assert status(built, "SUCCESS-STATUS-200") == "failed"
@@ -295,7 +233,7 @@ def test_a_failure_counts_against_the_requirements_it_names():
 
 def test_a_failure_naming_no_requirement_fails_all_the_test_names():
     tests = [TestResult("t::x", "failed", ("CARD-RENAME", "CARD-ALIAS"), (16,), "assert 1 == 2")]
-    built = build(tests, run_facts())
+    built = build(tests, reported_run())
     assert status(built, "CARD-RENAME") == status(built, "CARD-ALIAS") == "failed"
 
 
@@ -408,7 +346,7 @@ def test_html_is_self_contained(tmp_path):
 def test_html_escapes_what_servers_send(tmp_path):
     tests = [TestResult("t::x", "failed", ("CARD-RENAME",), (16,),
                         "[CARD-RENAME] expected <b>x</b>; got <script>alert(1)</script>")]
-    page = report.render_html(build(tests, run_facts()))
+    page = report.render_html(build(tests, reported_run()))
     assert "<script>alert(1)</script>" not in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
 
@@ -422,7 +360,7 @@ def test_html_lists_a_requirements_passing_tests_as_a_count_per_function():
                          ("NO-SERVER-ERROR",), (2,), "[NO-SERVER-ERROR] got 500"),
               TestResult("suites/test_e.py::test_bad_body[op5-x]", "skipped",
                          ("NO-SERVER-ERROR",), (5,), "not assessed: bodies.x")]
-    page = report.render_html(build(tests, run_facts()))
+    page = report.render_html(build(tests, reported_run()))
     row = page[page.index('id="req-NO-SERVER-ERROR"'):]
     row = row[:row.index("</tr>")]
     assert '<details class="tests" open><summary>30 tests: 1 failed, 28 passed, 1 skipped' in row
@@ -581,7 +519,7 @@ def test_failures_link_their_reproduction(tmp_path):
     tests = [*all_passing("CARD-RENAME"), TestResult(
         "suites/test_cards.py::test_rename", "failed", ("CARD-RENAME",), (16,),
         "[CARD-RENAME] x", (EVIDENCE,), reproduction=recipe)]
-    written = report.write(build(tests, run_facts()), tmp_path)
+    written = report.write(build(tests, reported_run()), tmp_path)
     script = relative_path("suites/test_cards.py::test_rename")
     assert (tmp_path / script).is_file()
     assert f"[`{script}`]({script})" in written["md"].read_text()
@@ -598,7 +536,7 @@ def test_what_keep_failed_left_is_listed_with_how_to_delete_it(tmp_path):
              TestResult("t::a", "failed", ("CARD-RENAME",), (16,), "[CARD-RENAME] x", kept=used),
              TestResult("t::b", "failed", ("CARD-NAME-MAX-REJECTED",), (16,), FAILURE,
                         kept=used)]
-    built = build(tests, run_facts())
+    built = build(tests, reported_run())
     assert built["kept"] == [{"kind": "project", "params": {"projectId": "p 1"},
                               "method": "DELETE", "path": "/projects/p%201",
                               "tests": ["t::a", "t::b"]}]
@@ -607,4 +545,4 @@ def test_what_keep_failed_left_is_listed_with_how_to_delete_it(tmp_path):
     for text in (written["md"].read_text(), written["html"].read_text()):
         assert "boardcert cleanup ." in text
         assert line.replace("'", "&#39;") in text or line in text
-    assert "kept" not in build(all_passing(), run_facts())
+    assert "kept" not in build(all_passing(), reported_run())

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from samples import FAILURE, reported_run, sample_tests
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.remote.webelement import WebElement
-from test_report import FAILURE, run_facts, sample_tests
 
 from boardcert.http.client import Exchange
 from boardcert.outputs import report
@@ -85,7 +85,7 @@ def failing_report() -> dict:
                          "conditions": [{"kind": "status", "want": "4xx"}]}]}
     tests.append(TestResult(FAILING, "failed", ("CARD-NAME-MAX-REJECTED",), (16,), FAILURE,
                             (LONG,), blamed=("CARD-NAME-MAX-REJECTED",), reproduction=recipe))
-    return build(tests, run_facts())
+    return build(tests, reported_run())
 
 
 @pytest.fixture(scope="module")

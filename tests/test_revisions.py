@@ -4,6 +4,7 @@ server matches is computed from which change-tagged requirements passed."""
 from __future__ import annotations
 
 import pytest
+from samples import all_passing, reported_run
 
 from boardcert.interface import requirements, revisions
 
@@ -121,14 +122,13 @@ def test_info_requirements_never_block_a_revision(level):
 def test_the_report_carries_the_revision_in_json_markdown_and_html(tmp_path):
     """compliance.json has `revision` (valid against its schema); the Markdown and the HTML
     say which revision the server matches."""
-    from test_report import all_passing, run_facts
 
     from boardcert.outputs import report
 
     failing = report.TestResult("suites/test_rows.py::test_rows", "failed",
                                 ("ROWS-PROPERTY-REQUIRED",), (6,),
                                 "[ROWS-PROPERTY-REQUIRED] expected an object with rows")
-    built = report.build([*all_passing("ROWS-PROPERTY-REQUIRED"), failing], run_facts())
+    built = report.build([*all_passing("ROWS-PROPERTY-REQUIRED"), failing], reported_run())
     written = report.write(built, tmp_path)
     assert built["revision"]["matches"] == "2024-05-19"
     summary = built["revision"]["summary"]

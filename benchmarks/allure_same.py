@@ -3,7 +3,7 @@ certifications made with an old checkout (a git ref, exported with `git archive`
 one, and their allure-results compared after normalizing what differs from run to run.
 
 Two certifications at the quick budget: the bundled reference server (`pytest suites`, every
-test passes) and a server with the four faults of tests/test_outputs.py (failed and broken
+test passes) and a server with the four faults of tests/outputs/test_outputs.py (failed and broken
 tests, their steps and attachments), a fresh server for each run. Compared per test (by
 fullName, name and parameters): name, status, statusDetails, labels (as a set; the thread
 label's process id left out), parameters, historyId, testCaseId, steps and attachments (by

@@ -1,9 +1,9 @@
 """Reproduction benchmark (issues 27, 32): for each fault of tests/faults/catalogue.py, boardcert is
-run (quick budget: with the tests of its requirement, `-m ID`, as tests/test_faults.py runs it;
-with --full, the whole suite, so that property-test and stateful-test failures are among them);
-then every failed test's script, reproduce/<test>.py, is run against the faulty server served
-anew (it must exit 1: reproduced) and against the reference server (it must exit 0: the
-condition that failed now holds there).
+run (quick budget: with the tests of its requirement, `-m ID`, as tests/certify/test_faults.py
+runs it; with --full, the whole suite, so that property-test and stateful-test failures are
+among them); then every failed test's script, reproduce/<test>.py, is run against the faulty
+server served anew (it must exit 1: reproduced) and against the reference server (it must exit
+0: the condition that failed now holds there).
 
     python benchmarks/reproduction.py [--only NAME ...] [--full] [--budget B] [--jobs 2]
                                       [--scripts-each N] [--sample N] [--output results.json]

@@ -10,11 +10,11 @@ tests to report). The fast way: `--workers W --in-flight N` (default 2 and 8: th
 plugin's scheduling, start-up turns, shared discovery, batches, set-ups built ahead and
 property tests side by side all take part, as far away); the plain way: `--no-speed --workers
 1` (one process, one request at a time, allure-pytest's own writer). `--selected`: each fault
-with only its requirement's tests (`-m ID`, as tests/test_faults.py), not the whole suite.
+with only its requirement's tests (`-m ID`, as tests/certify/test_faults.py), not the whole suite.
 Prints, for each server, both verdicts and failed requirements and the time each took, then
 every difference: the verdict, the failed-requirement set, each requirement's status. Exit 1
 when anything differs.
-A measurement, not a test: tests/test_speed_same.py checks a handful in CI.
+A measurement, not a test: tests/speed/test_speed_same.py checks a handful in CI.
 """
 
 from __future__ import annotations

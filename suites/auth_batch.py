@@ -16,7 +16,7 @@ from auth_scene import KEEP_BOARD, KEYS, READS, Call, Read, Scene, listed
 
 from boardcert.conformance import Exchange, expect, together
 
-# The tests of suites/test_auth.py whose needs a batch counts ahead (tests/test_auth_batch.py
+# The tests of suites/test_auth.py whose needs a batch counts ahead (tests/speed/test_auth_batch.py
 # checks they are there).
 UNLISTED_TEST = "test_unlisted_operation_without_key_is_recorded"
 WITH_KEY_TEST = "test_listed_operation_accepts_the_key"

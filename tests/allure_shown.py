@@ -1,6 +1,6 @@
 """What Allure shows of a directory of allure-results, test by test, with what differs from
 run to run normalized (uuids, times, file names, ports, addresses, boardcert's random names):
-for comparing the results of two runs (tests/test_allure_listener.py,
+for comparing the results of two runs (tests/speed/test_allure_listener.py,
 benchmarks/allure_same.py)."""
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ def run_elsewhere(marker: str) -> bool:
     """A marker of a block another test module runs: it names the marker, quoted."""
     return re.fullmatch(r"[\w-]+", marker) is not None and any(
         re.search(rf"""["']{marker}["']|<!-- {marker} -->""", path.read_text(encoding="utf-8"))
-        for path in (ROOT / "tests").glob("test_*.py") if path.name != Path(__file__).name)
+        for path in (ROOT / "tests").rglob("test_*.py") if path.name != Path(__file__).name)
 
 
 def test_every_block_is_run_or_says_why_not():

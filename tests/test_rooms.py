@@ -205,3 +205,22 @@ def test_the_private_attribute_rule_finds_them(tmp_path: Path) -> None:
     found = [line.split(": ", 1)[1] for line in private_attributes(module)]
     assert sorted(found) == ["atexit._run_exitfuncs", "getattr(object(), '_private', None)",
                              "item._request"]
+
+
+# Beside the rooms: whole certifications against servers (certify), the spec/ files (spec),
+# the independent implementation (independent).
+TEST_ROOMS = {*ROOMS, "certify", "spec", "independent"} - {""}
+# The project as a whole: docs, lint, rooms and exports, library internals, committed lists.
+TOP_LEVEL_TESTS = {"test_compat.py", "test_doc_blocks.py", "test_docs.py", "test_exports.py",
+                   "test_lint.py", "test_requirements_page.py", "test_rooms.py",
+                   "test_suite_catalogue.py"}
+
+
+def test_tests_mirror_the_rooms():
+    """Each folder of tests/ that holds test modules is named after the room it tests (issue
+    34, item 9); at the top only the tests of the project as a whole."""
+    tests = ROOT / "tests"
+    folders = {p.parent.relative_to(tests).parts[0] for p in tests.rglob("test_*.py")
+               if p.parent != tests}
+    assert folders <= TEST_ROOMS, folders - TEST_ROOMS
+    assert {p.name for p in tests.glob("test_*.py")} <= TOP_LEVEL_TESTS

@@ -3,7 +3,8 @@
 A suite builds what it needs through the fixtures (boardcert.pytest.fixtures), sends through
 `Api` and `Client`, and judges through `expect` and `checks`; everything else it takes from
 here. A change to this list is a change to what the suites may lean on
-(tests/test_for_suites.py lists it). It sits in a room of its own above all it re-exports.
+(tests/conformance/test_conformance_surface.py lists it). It sits in a room of its own above
+all it re-exports.
 """
 
 from __future__ import annotations

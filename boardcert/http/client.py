@@ -85,7 +85,7 @@ class Client:
     # How a built request reaches the server: as httpx.Client.send sends it, or, set by the
     # speed plugin once it checked httpx's internals, straight to the transport send would
     # use (send's auth, redirect, cookie and event-hook machinery cost a fifth of a request's
-    # CPU, none of it used): the same bytes either way (tests/test_client_sending.py).
+    # CPU, none of it used): the same bytes either way (tests/http/test_client_sending.py).
     dispatch: Callable[[httpx.Client, httpx.Request], httpx.Response] = staticmethod(send_plain)
     # What each request passes through on its way (a pytest-xdist worker's: it waits while
     # another worker has the server to itself, boardcert.pytest.quiet); None: nothing.

@@ -56,7 +56,7 @@ class Budget:
 # quick: 2 fuzzed cases per operation, not 4 (issue 16: at most 0.6 of a plain schemathesis
 # run, with at least 95% of tests/faults still flagged): half a second less of a quick run,
 # and every one of the 89 faults is still flagged with the whole suite at quick
-# (BOARDCERT_FAULTS_FULL=1 pytest tests/test_faults.py -n 2 -k test_fault_is_flagged).
+# (BOARDCERT_FAULTS_FULL=1 pytest tests/certify/test_faults.py -n 2 -k test_fault_is_flagged).
 BUDGETS = {
     "quick": Budget("quick", 2, coverage=False, shrink=False, scenarios=6, steps=5),
     "standard": Budget("standard", 10, coverage=True, shrink=True, scenarios=20, steps=6),

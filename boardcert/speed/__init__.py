@@ -1,6 +1,6 @@
 """The speed plugin: everything that only makes a run faster, one pytest plugin, off with one
 switch (`boardcert run --no-speed`, or `-p no:boardcert.speed` for pytest). The verdict is the
-same either way (benchmarks/speed_same.py, tests/test_speed.py); off, a run takes the plain
+same either way (benchmarks/speed_same.py, tests/speed/test_speed.py); off, a run takes the plain
 path: the same tests, one request at a time, pytest-xdist's own distribution, allure-pytest's
 own listener and writer, discovery probed by each process.
 

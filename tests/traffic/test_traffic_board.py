@@ -12,6 +12,7 @@ from faults.asgi import Forward, Request, Response
 from faults.edits import on, read_project, send
 from faults.variant import fault
 from hostile.servers import Servers
+
 from traffic import clients
 from traffic.running import KEY, proxied, reference, write
 

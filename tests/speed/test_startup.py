@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # A worker: takes its turn as the plugin is imported, "collects" until every worker has
 # begun (each leaves a mark) or for HOLD seconds, gives it back. Waiting for the others rather

@@ -13,15 +13,14 @@ import sys
 import textwrap
 from pathlib import Path
 
-from traffic import clients
-from traffic.running import KEY, watched, write
-
 from boardcert.paths import ROOT
 from boardcert.reference.server import free_port
 from boardcert.traffic import rules
+from traffic import clients
+from traffic.running import KEY, watched, write
 
 PAGE = ROOT / "docs" / "clients.md"
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 
 
 def block_after(marker: str) -> str:

@@ -20,7 +20,7 @@ pytest_plugins = ["pytester", "hostile.fixtures"]
 pytestmark = pytest.mark.usefixtures("no_target_from_the_environment")
 
 KEY = "parallel-key-41d0"
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]
 PLUGIN = ("-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT))
 
 

@@ -1,7 +1,7 @@
 """The speed plugin (boardcert.speed, issue 25): one plugin, off with one switch; each of its
 patches of another library's internals fits the installed version (and took effect), and one
 whose internal is gone stays off and says so in the console's header and the run facts.
-(That the verdict is the same with and without it: tests/test_speed_same.py.)"""
+(That the verdict is the same with and without it: tests/speed/test_speed_same.py.)"""
 
 from __future__ import annotations
 

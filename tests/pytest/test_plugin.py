@@ -221,7 +221,7 @@ def test_tests_without_the_board_start_no_server(pytester, monkeypatch):
     """)
     pytester.runpytest(*PLUGIN).assert_outcomes(passed=2)
     assert started == []
-    # Not test_board.py: in one process that name is tests/test_board.py's module.
+    # Not test_board.py: in one process that name is tests/workbench/test_board.py's module.
     pytester.makepyfile(test_uses_board="def test_board(board):\n    pass\n")
     pytester.runpytest(*PLUGIN, "test_uses_board.py").assert_outcomes(errors=1)
     assert len(started) == 1  # the control: a test that needs the board does start it

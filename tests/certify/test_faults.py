@@ -3,7 +3,8 @@
 Each fault is the reference server behind one handler (tests/faults/) that reproduces a
 realistic implementation bug; the suites run against it on a loopback port (quick budget), only
 the tests of its requirement (`-m ID`) unless BOARDCERT_FAULTS_FULL=1 (the whole suite).
-Run in parallel: `pytest tests/test_faults.py tests/test_conformant_variants.py -n 2`
+Run in parallel: `pytest tests/certify/test_faults.py tests/certify/test_conformant_variants.py
+-n 2`
 (without -n the variants are certified two at a time by the harness itself).
 """
 

@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from faults.harness import _env, certify, suite_command
 from independent.server import start
-from traffic.running import KEY, proxied, reference, write
 
 from boardcert.paths import DEFAULT_PROFILE, ROOT
 from boardcert.reference.app import create_app
 from boardcert.traffic import vary
 from boardcert.traffic.vary import Vary
+from traffic.running import KEY, proxied, reference, write
 
-INDEPENDENT_PROFILE = Path(__file__).parent / "independent" / "profile.yaml"
+INDEPENDENT_PROFILE = Path(__file__).parents[1] / "independent" / "profile.yaml"
 
 
 def through_the_proxy(upstream: str, profile: Path, tmp_path: Path) -> tuple[dict, dict]:

@@ -26,7 +26,7 @@ from boardcert.paths import SUITES
 
 pytestmark = pytest.mark.xdist_group("test_ahead")  # one worker makes the module's runs
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).parents[1]
 MODULES = ("test_cards", "test_card_metadata", "test_columns", "test_general", "test_plugins",
            "test_projects", "test_rows")
 PLUGINS = ("-p", "faults.exchanges", "-p", "faults.main_thread")

@@ -111,7 +111,7 @@ class TestClass:
 '''
 
 
-# The speed plugin's listener alone (its check passed: tests/test_speed.py), without its writer.
+# The speed plugin's listener alone (its check passed: tests/speed/test_speed.py), no writer.
 LEAN = '''
 import pytest
 

@@ -31,7 +31,7 @@ pytestmark = pytest.mark.xdist_group("test_outputs")  # one worker makes the mod
 
 FOUR = ("card-id-integer", "malformed-json-500", "auth-open-op1", "project-rename-wrong-type-500")
 SUITES = ("test_properties.py", "test_errors.py", "test_auth.py")
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 
 
 @contextmanager

@@ -10,9 +10,9 @@ import threading
 
 import httpx
 from hostile.servers import Servers
-from traffic.running import KEY, proxied, reference
 
 from boardcert.traffic.upstream import Upstream
+from traffic.running import KEY, proxied, reference
 
 
 def fetch(url: str, *requests: tuple[str, bytes]) -> tuple[list[tuple[int, bytes]], int]:

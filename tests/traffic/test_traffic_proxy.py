@@ -17,14 +17,14 @@ import xmlschema
 from faults import FAULTS
 from hostile import apps, raw
 from hostile.servers import Servers
-from traffic import clients
-from traffic.running import KEY, proxied, reference, serving, write
 
 from boardcert.reference.app import create_app
 from boardcert.traffic import client_report, vary
 from boardcert.traffic.vary import Vary
+from traffic import clients
+from traffic.running import KEY, proxied, reference, serving, write
 
-JUNIT_XSD = Path(__file__).parent / "data" / "junit-10.xsd"
+JUNIT_XSD = Path(__file__).parents[1] / "data" / "junit-10.xsd"
 FAULT = {f.name: f for f in FAULTS}
 
 

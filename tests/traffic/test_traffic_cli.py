@@ -13,10 +13,10 @@ import time
 
 import httpx
 import pytest
-from traffic import clients
-from traffic.running import KEY, reference
 
 from boardcert.reference.server import free_port
+from traffic import clients
+from traffic.running import KEY, reference
 
 
 def start(*argv: str) -> tuple[subprocess.Popen[str], str]:

@@ -5,7 +5,8 @@
         [--only NAME ...] [--minutes M] [--output reports/false_alarms.jsonl] [--fresh]
 
 The servers: the reference server, every conformant variant of tests/faults/conformant.py
-(with its profile) and the independent server of tests/independent/ (with its profile). The
+(with its profile) and the independent server of tests/independent/ (with its profile, and
+without one, as a new user runs it). The
 seeds: boardcert's default seed first (what every run without --seed gets), then 1,
 2, ... Each run gets a fresh server. A run is a *false alarm* when a requirement failed (the
 verdict is non-conformant, or conformant with warnings, which --strict fails), a *boardcert
@@ -77,6 +78,10 @@ def servers() -> list[Server]:
                             lambda d, v=variant: write_profile(v, d)))
     found.append(Server("independent", lambda key: _process(start_independent, key),
                         lambda _d: INDEPENDENT_PROFILE))
+    # As a new user runs it: no profile (ops 23-28 need ids no probe finds: incomplete, never
+    # a failed requirement).
+    found.append(Server("independent-no-profile",
+                        lambda key: _process(start_independent, key), lambda _d: None))
     return found
 
 

@@ -224,3 +224,18 @@ def test_tests_mirror_the_rooms():
                if p.parent != tests}
     assert folders <= TEST_ROOMS, folders - TEST_ROOMS
     assert {p.name for p in tests.glob("test_*.py")} <= TOP_LEVEL_TESTS
+
+
+def test_the_package_imports_neither_tests_nor_tools():
+    """What only builds docs and committed lists (tools/) and what only tests boardcert
+    (tests/: the faults, the samples) stay out of the installed tool (issue 34, item 8)."""
+    outside = {"tools", "faults", "samples", "hostile", "independent"}
+    found = []
+    for path in modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level \
+                else []
+            found += [f"{path.relative_to(ROOT)}: {n}" for n in names
+                      if n.split(".")[0] in outside]
+    assert not found, found

@@ -11,7 +11,6 @@ its heading: the reports link there (`requirements.link`). Regenerate with
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -101,14 +100,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def entry(requirement_id: str) -> str:
-    """A requirement's entry as the page holds it (`boardcert requirements ID`); KeyError for
-    an id the page does not have."""
-    found = re.search(rf"^## {re.escape(requirement_id)}\n.*?(?=^## |\Z)",
-                      PAGE.read_text(encoding="utf-8"), flags=re.MULTILINE | re.DOTALL)
-    if found is None:
-        raise KeyError(requirement_id)
-    return found[0].rstrip() + "\n"
+entry = requirements.page_entry  # what `boardcert requirements ID` prints
 
 
 def listed_tests() -> dict[str, list[str]]:

@@ -150,11 +150,9 @@ def cmd_keygen(args: argparse.Namespace, extra: list[str]) -> int:
 def _entries(ids: list[str]) -> int:
     """Each requirement's entry of docs/requirements.md: what it rests on, its tests and the
     faults that prove them (what the reports point at)."""
-    from tools import requirements_page
-
     unknown = [i for i in ids if i not in requirements.catalogue()]
     if unknown:
         error(f"no such requirement: {', '.join(unknown)} (boardcert requirements lists them)")
         return EXIT_USAGE
-    print("\n".join(requirements_page.entry(i) for i in ids), end="")
+    print("\n".join(requirements.page_entry(i) for i in ids), end="")
     return EXIT_OK

@@ -80,9 +80,11 @@ def parse_budget(value: str | None) -> Budget:
 # What each budget costs a run against the bundled reference server on 2 cores (boardcert run
 # --budget B -- -p benchmarks.trace with PYTHONPATH=., BOARDCERT_TRACE=FILE: requests summed;
 # wall time of the whole command). Against a server far away the requests are what counts.
-COST = {"quick": "about 1,400 requests, 4 s on the bundled server",
-        "standard": "about 1,900 requests, 5 s",
-        "thorough": "about 4,800 requests, 20 s"}
+# Measured at commit e5b2702 (2026-12-02, idle): 2,236, 3,015 and 8,129 requests; 4.3, 5.6
+# and 20.1 s.
+COST = {"quick": "about 2,200 requests, 4 s on the bundled server",
+        "standard": "about 3,000 requests, 5.5 s",
+        "thorough": "about 8,100 requests, 20 s"}
 
 BUDGET_HELP = ("how hard the property tests try (default standard): " + "; ".join(
     f"{b.describe()} ({COST[name]})" for name, b in BUDGETS.items())

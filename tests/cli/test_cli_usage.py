@@ -35,7 +35,7 @@ def test_run_help_gives_the_budget_s_default_and_cost(capsys):
     assert "--budget B how hard the property tests try (default standard)" in shown
     for budget in BUDGETS.values():
         assert budget.describe() in shown
-    assert "about 1,400 requests, 4 s on the bundled server" in shown
+    assert "about 2,200 requests, 4 s on the bundled server" in shown
 
 
 def test_run_help_gives_the_seed_an_example_the_dashes_and_the_exit_codes(capsys):

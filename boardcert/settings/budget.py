@@ -83,7 +83,7 @@ def parse_budget(value: str | None) -> Budget:
 # Measured at commit e5b2702 (2026-12-02, idle): 2,236, 3,015 and 8,129 requests; 4.3, 5.6
 # and 20.1 s.
 COST = {"quick": "about 2,200 requests, 4 s on the bundled server",
-        "standard": "about 3,000 requests, 5.5 s",
+        "standard": "about 3,000 requests, 5 s",
         "thorough": "about 8,100 requests, 20 s"}
 
 BUDGET_HELP = ("how hard the property tests try (default standard): " + "; ".join(

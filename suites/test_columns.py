@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from boardcert.conformance import (
+    ORDERS,
     checks,
     expect,
     modelled,
@@ -49,13 +50,16 @@ def test_created_column_is_in_its_row(api, wide_board, ledger):
                  project.id)
 
 
+@pytest.mark.parametrize("which", ["middle", "first-row-last"])
 @pytest.mark.requirement("COLUMN-RENAME")
 @pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=13)
-def test_rename_renames_the_column(api, wide_board):
-    """After op 13 the middle column of the middle row carries the new name, in the Project
-    returned, op 3, op 6 and its cards' columns, and nothing else on the board changed."""
-    oracle, project, column = modelled(api, wide_board), wide_board.project.id, \
-        wide_board.columns[1]
+def test_rename_renames_the_column(api, wide_board, which):
+    """After op 13 the middle column of the middle row (or the last column of the first row,
+    whose place the next row has too) carries the new name, in the Project returned, op 3, op
+    6 and its cards' columns, and nothing else on the board changed."""
+    board = wide_board
+    column = board.columns[1] if which == "middle" else board.held[board.rows[0].id][-1]
+    oracle, project = modelled(api, board), board.project.id
     new = unique("renamed")
     exchange = api.call(13, projectId=project, columnId=column.id,
                         json=api.body("rename_column", name=new))
@@ -65,12 +69,14 @@ def test_rename_renames_the_column(api, wide_board):
 
 @pytest.mark.requirement("COLUMN-ORDER")
 @pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=12)
-def test_columns_can_be_reordered(api, wide_board):
+@pytest.mark.parametrize("order", ORDERS.values(), ids=ORDERS.keys())
+def test_columns_can_be_reordered(api, wide_board, order):
     """Op 12 with the profile's body puts the three columns of the middle row in the order
-    asked for (the last first), and nothing else on the board changed."""
+    asked for (the last first, and all three turned round), and nothing else on the board
+    changed."""
     oracle, project, columns = modelled(api, wide_board), wide_board.project.id, \
         wide_board.columns
-    wanted = [columns[2].id, columns[0].id, columns[1].id]
+    wanted = [columns[n].id for n in order]
     exchange = api.call(12, projectId=project, rowId=wide_board.row.id,
                         json=api.body("order_columns", column_ids=wanted))
     expect.success(exchange, 12, "COLUMN-ORDER")

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from boardcert.conformance import (
+    ORDERS,
     Exchange,
     NotAssessed,
     checks,
@@ -164,11 +165,13 @@ def test_rename_renames_the_row(api, wide_board):
 
 @pytest.mark.requirement("ROW-ORDER")
 @pytest.mark.requirement("WRITE-ONLY-ADDRESSED", op=8)
-def test_rows_can_be_reordered(api, wide_board):
-    """Op 8 with the profile's body puts three rows in the order asked for (the last first),
-    as the Project returned, op 3 and op 6 list them, and nothing else on the board changed."""
+@pytest.mark.parametrize("order", ORDERS.values(), ids=ORDERS.keys())
+def test_rows_can_be_reordered(api, wide_board, order):
+    """Op 8 with the profile's body puts three rows in the order asked for (the last first, and
+    all three turned round: one move, then two), as the Project returned, op 3 and op 6 list
+    them, and nothing else on the board changed."""
     oracle, project, rows = modelled(api, wide_board), wide_board.project.id, wide_board.rows
-    wanted = [rows[2].id, rows[0].id, rows[1].id]
+    wanted = [rows[n].id for n in order]
     exchange = api.call(8, projectId=project, json=api.body("order_rows", row_ids=wanted))
     expect.success(exchange, 8, "ROW-ORDER")
     oracle.check(oracle.board.order_rows(project, wanted), exchange, project)

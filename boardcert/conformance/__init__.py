@@ -24,6 +24,7 @@ from boardcert.pytest.markers import per_operation
 from boardcert.settings.config import NotAssessed, Profile, fill
 from boardcert.workbench import checks, expect
 from boardcert.workbench.board import (
+    ORDERS,
     Board,
     Made,
     modelled,
@@ -46,7 +47,7 @@ __all__ = [
     # the interface's facts
     "spec", "when", "REMOVED", "RemovedPath",
     # the profile and boards to work on
-    "Profile", "fill", "Board", "Made", "placeholders", "profile_body", "project_state",
+    "Profile", "fill", "Board", "Made", "ORDERS", "placeholders", "profile_body", "project_state",
     "unique", "Entry", "Ledger",
     # the whole board after a write: a model of a wide board, checked against the server
     "modelled", "Oracle",

@@ -11,7 +11,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from typing import Any
 
-from boardcert.errors import ConfigError
+from boardcert.errors import ConfigError, NotAssessed, SetUpError
 from boardcert.http.api import Api
 from boardcert.http.client import Exchange
 from boardcert.model import Oracle
@@ -48,7 +48,9 @@ class Board:
     always the first): three rows, three columns in the middle row, two in the first and one
     in the last, three cards in the middle column and one in each other column of the middle
     row, and with `metadata` three entries on the middle card and one on the last
-    (`entries`)."""
+    (`entries`). Two of a kind alike, as nothing in the interface keeps them apart: the middle
+    card and the last column's card share a name (a server that refuses it gives the second
+    one a name of its own), the middle card's first and third entries a value."""
 
     project: Made
     rows: list[Made]
@@ -78,6 +80,9 @@ class Board:
 Make = Callable[..., Made]
 COLUMNS, CARDS = 2, 3  # in the first row, in the first column
 WIDE = {"project": 1, "row": 3, "column": 6, "card": 6}
+# The orders of three a reorder test asks for, by position: the last first (one move), and all
+# turned round (two): a server that makes only one move gets one of them wrong.
+ORDERS = {"last-first": (2, 0, 1), "reversed": (2, 1, 0)}
 
 
 def shape(rows: int = 1, wide: bool = False) -> dict[str, int]:
@@ -98,8 +103,18 @@ def build(make_project: Make, make_row: Make, make_column: Make, make_card: Make
                                     (COLUMNS if n == home else 0))]
             for n, row in enumerate(made_rows)}
     columns, placed = held[made_rows[home].id], 1 if wide else 0
-    layout = {column.id: [make_card(project, column)
-                          for _ in range(CARDS if n == placed else 1 if wide else 0)]
+    twin = unique("twin")  # a wide board's middle card and its row's last card: one name
+
+    def card(n: int, column: Made, k: int) -> Made:
+        if not wide or (n, k) not in ((placed, 1), (len(columns) - 1, 0)):
+            return make_card(project, column)
+        try:  # two cards alike (nothing makes names unique); refused: a name of its own
+            return make_card(project, column, twin)
+        except (SetUpError, NotAssessed):
+            return make_card(project, column)
+
+    layout = {column.id: [card(n, column, k)
+                          for k in range(CARDS if n == placed else 1 if wide else 0)]
               for n, column in enumerate(columns)}
     return Board(project, made_rows, columns, layout[columns[placed].id], home=home,
                  placed=placed, held=held, layout=layout)
@@ -114,8 +129,9 @@ def give_metadata(api: Api, board: Board, wide: bool = False) -> Board:
     if not api.profile.has("bodies.add_card_metadata"):
         return board
     cards = [board.cards[1]] * 3 + [board.cards[2]] if wide else board.cards[:1]
+    alike = unique("value")  # a wide board's middle card: its first and third entries' value
     for n, card in enumerate(cards):
-        key, value = unique("key"), unique("value")
+        key, value = unique("key"), alike if wide and n in (0, 2) else unique("value")
         exchange = api.call(21, projectId=board.project.id, cardId=card.id,
                             json=api.body("add_card_metadata", key=key, value=value))
         if exchange.status != 200:

@@ -17,7 +17,7 @@ FACE = [
     "checks", "expect", "Outcome", "Violation", "ExchangeError", "SetUpError", "NotAssessed",
     "misfit",
     "spec", "when", "REMOVED", "RemovedPath",
-    "Profile", "fill", "Board", "Made", "placeholders", "profile_body", "project_state",
+    "Profile", "fill", "Board", "Made", "ORDERS", "placeholders", "profile_body", "project_state",
     "unique", "Entry", "Ledger", "modelled", "Oracle",
     "together", "early", "Watched", "per_operation",
     "properties",

@@ -41,6 +41,7 @@ from .edits import (
 from .moments import FAULTS as MOMENTS
 from .overlooked import OVERLOOKED
 from .siblings import SIBLINGS
+from .unlisted import UNLISTED
 from .variant import Variant, fault, keyed_fault
 
 NAME_MAX = 25000
@@ -689,7 +690,8 @@ ERRORS_AND_CREATION = [
 
 FAULTS: list[Variant] = [*SHAPES, *CARDS, *NAMES, *REMOVED, *AUTH, *STATUSES_AND_DELETES,
                          *CARD_WORK, *PLUGINS, *ERRORS_AND_CREATION, *EDGES, *EARNED, *MOMENTS,
-                         *SIBLINGS, *OVERLOOKED, *ADDRESSED, *DROPPED]
+                         *SIBLINGS, *OVERLOOKED, *ADDRESSED, *DROPPED,
+                         *UNLISTED]
 
 
 # --- Not a fault of a requirement: a server that copes badly with requests side by side -----

@@ -5,8 +5,10 @@ silent (conformance policy, section 2). The suite must certify each of them "con
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 import uuid
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -313,23 +315,28 @@ async def _tidy_names_only(request: Request, forward: Forward) -> Response:
     return await forward(request)
 
 
-# --- a rate limit: 429 with Retry-After: 1 to every 25th request --------------------------------
+# --- a rate limit: 429 to every 25th request (retry at once), or a window of a second -------
 
-THROTTLE_EVERY = 25
+def _throttled(every: int, window: int) -> Callable[[str], Handler]:
+    """Every `every`-th request is answered 429 Too Many Requests and not carried out: a rate
+    limit, which every request boardcert sends honours (policy, section 6). `window` seconds:
+    its Retry-After, and for that long every request is refused with the seconds left (a limit
+    that holds, so a retry sent sooner than asked is refused again); 0: retry at once."""
+    def handler(_key: str) -> Handler:
+        seen, until = [0], [0.0]
 
-
-def _throttled(_key: str) -> Handler:
-    """Every 25th request is answered 429 Too Many Requests, Retry-After: 1, and not carried
-    out: a rate limit, which every request boardcert sends honours (policy, section 6)."""
-    seen = [0]
-
-    async def fn(request: Request, forward: Forward) -> Response:
-        seen[0] += 1
-        if seen[0] % THROTTLE_EVERY == 0:
+        async def fn(request: Request, forward: Forward) -> Response:
+            left = until[0] - time.monotonic()
+            if left <= 0:
+                seen[0] += 1
+                if seen[0] % every:
+                    return await forward(request)
+                until[0], left = time.monotonic() + window, window
             return Response(429, b'{"error": "too many requests"}',
-                            {"content-type": "application/json", "retry-after": "1"})
-        return await forward(request)
-    return fn
+                            {"content-type": "application/json",
+                             "retry-after": str(math.ceil(left))})
+        return fn
+    return handler
 
 
 # --- a new row comes with a column; an order lists some, the others keep their place ------
@@ -414,7 +421,9 @@ CONFORMANT: list[Variant] = [
     _variant("rows-come-with-a-column", "a new row comes with a column of its own; ops 8 and 12 "
              "put the ids given first and keep the others' order", on({7, 8, 12},
                                                                      _row_with_a_column)),
-    Variant("every-25th-throttled", "every 25th request is answered 429 with Retry-After: 1 "
-            "(and not carried out)", None, _throttled),
+    Variant("every-25th-throttled", "every 25th request is answered 429 with Retry-After: 0 "
+            "(and not carried out)", None, _throttled(25, 0)),
+    Variant("throttled-for-a-second", "every 200th request is answered 429 with Retry-After: 1, "
+            "and so is every request in the second after it", None, _throttled(200, 1)),
     *MOMENTS,
 ]

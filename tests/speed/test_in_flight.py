@@ -5,8 +5,6 @@ and boardcert.pytest.together's plain way without it (one at a time, each test a
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -15,6 +13,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from faults.harness import LAUNCHER
 from samples import late_client
 
 from boardcert.errors import ConfigError, ExchangeError
@@ -182,16 +181,18 @@ MODULES = sorted(p.name for p in SUITES.glob("test_*.py") if p.name != "test_rea
 
 def test_each_module_alone_with_requests_in_flight_sets_up_its_fixtures_in_pytest_s_thread():
     """Each suite module run alone (its fixtures set up first by its own batches) with 4
-    requests in flight against the bundled server, Allure on: every test passes, no error."""
+    requests in flight against the bundled server, Allure on: every test passes, no error.
+    Each run a fork of the launcher's zygote (tests/faults/launcher.py: the libraries imported
+    once for all the runs, the run otherwise as `python -m pytest` has it)."""
     failed, scratch = {}, Path(tempfile.mkdtemp())
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")  # compiled once, for all 15 runs
+    env["PYTHONPYCACHEPREFIX"] = str(scratch / "pycache")  # compiled once, for all the runs
     for module in MODULES:
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", str(SUITES / module), "--in-flight", "4", "-q",
-             "--budget", "quick", "-p", "no:cacheprovider", "-k", "not test_operation",
+        done = LAUNCHER.run(
+            [str(SUITES / module), "--in-flight", "4", "-q", "--budget", "quick",
+             "-p", "no:cacheprovider", "-k", "not test_operation",
              "--alluredir", str(scratch / module / "allure")],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+            env, ROOT, scratch / f"{module}.txt", 300)
         if done.returncode != 0:
             failed[module] = done.stdout[-1500:]
     assert not failed, failed

@@ -208,8 +208,9 @@ _SEEN_MOVING: set[Path] = set()  # moved on its own once
 def on_their_own(differing: set[Path], read: Callable[[], Any]) -> set[Path]:
     """Which of the `differing` paths change on their own: those that differ between two
     readings with nothing in between, and, for the others, between a reading and one LATE
-    seconds after it (nothing in between either): a read time that ticks once a second. Each
-    path's late answer is remembered, so a run waits at most once for it."""
+    seconds after it (nothing in between either): a read time that ticks once a second. What
+    a wait shows is remembered, of every field of the reading (one that held still for LATE
+    is no clock), so a run waits at most once for a field."""
     first, second = read(), read()
     moving = _paths(first, second) | (differing & _SEEN_MOVING)
     unknown = differing - moving - _SEEN_STILL
@@ -219,7 +220,18 @@ def on_their_own(differing: set[Path], read: Callable[[], Any]) -> set[Path]:
         moving |= late
         _SEEN_MOVING.update(late & unknown)
         _SEEN_STILL.update(unknown - late)
+        _SEEN_STILL.update(p for p in _nodes(second)
+                           if not any(p[:len(q)] == q or q[:len(p)] == p for q in moving))
     return moving
+
+
+def _nodes(value: Any, at: Path = ()) -> set[Path]:
+    """The path of a reading and of every value in it (list positions as "*")."""
+    if isinstance(value, dict):
+        return {at}.union(*(_nodes(v, (*at, str(k))) for k, v in value.items()))
+    if isinstance(value, list):
+        return {at}.union(*(_nodes(v, (*at, "*")) for v in value))
+    return {at}
 
 
 def _paths(first: Any, second: Any, at: Path = ()) -> set[Path]:

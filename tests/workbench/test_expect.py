@@ -153,7 +153,8 @@ def fresh_memory(monkeypatch):
 def test_changes_nothing_leaves_out_a_read_time_to_the_second(fresh_memory, monkeypatch):
     """A read time that ticks once a second differs between the readings a request apart and
     not between two readings in a row: a reading LATE seconds later shows it moving on its
-    own, so it is left out (once learnt, without waiting again); a rename beside it fails."""
+    own, so it is left out (once learnt, without waiting again); a rename beside it fails,
+    with no wait of its own: the name held still through the first wait."""
     server = {"name": "p", "second": 0}
 
     def read() -> dict[str, Any]:
@@ -175,10 +176,10 @@ def test_changes_nothing_leaves_out_a_read_time_to_the_second(fresh_memory, monk
     with pytest.raises(Violation) as failed:
         expect.changes_nothing("AUTH-REJECTED-CHANGES-NOTHING", "the project", outcome("q"))
     assert "name: 'p' -> 'q'" in str(failed.value) and "servedAt" in str(failed.value)
-    assert fresh_memory == [expect.LATE] * 2  # the name was new to it: it held still
+    assert fresh_memory == [expect.LATE]  # the name held still through the first wait
     with pytest.raises(Violation):
         expect.changes_nothing("AUTH-REJECTED-CHANGES-NOTHING", "the project", outcome("r"))
-    assert len(fresh_memory) == 2  # both fields known by now: no more waiting
+    assert fresh_memory == [expect.LATE]  # both fields known: no more waiting
 
 
 def test_changes_nothing_waits_only_for_a_difference(fresh_memory):
@@ -187,3 +188,41 @@ def test_changes_nothing_waits_only_for_a_difference(fresh_memory):
     same = expect.Outcome(exchange(401), {"a": 1}, {"a": 1}, read=lambda: reads.append(1))
     expect.changes_nothing("AUTH-REJECTED-CHANGES-NOTHING", "the project", same)
     assert (reads, fresh_memory) == ([], [])
+
+
+def test_a_wait_teaches_what_held_still_and_nothing_that_moved(fresh_memory, monkeypatch):
+    """One wait tells every field of the reading that held still through it: a row's name,
+    never waited for again. What moved is remembered only for the fields the wait was for
+    (a read time that moved beside them is waited for once when it first differs), and a list
+    holding a field that moved is not taken as still (a row added later is waited for)."""
+    server = {"second": 0, "rows": ["a"], "name": "p"}
+
+    def read() -> dict[str, Any]:
+        rows = [{"name": n, "readAt": server["second"]} for n in server["rows"]]
+        return {"id": "p", "name": server["name"], "rows": rows}
+
+    def tick(seconds: float) -> None:
+        fresh_memory.append(seconds)
+        server["second"] += 1
+
+    monkeypatch.setattr(expect.time, "sleep", tick)
+
+    def changed(**change: Any) -> str:
+        before = read()
+        server.update(change)
+        outcome = expect.Outcome(exchange(401), before, read(), read=read)
+        with pytest.raises(Violation) as failed:
+            expect.changes_nothing("AUTH-REJECTED-CHANGES-NOTHING", "the project", outcome)
+        return str(failed.value)
+
+    assert "name: 'p' -> 'q'" in changed(name="q")
+    assert fresh_memory == [expect.LATE]
+    assert "rows[0].name: 'a' -> 'b'" in changed(rows=["b"])
+    assert fresh_memory == [expect.LATE]  # the row's name held still through the wait
+    shown = changed(rows=["c"], second=5)  # a row renamed as the clock ticks
+    assert "rows[0].name: 'b' -> 'c'" in shown and "rows[*].readAt" in shown.split("(left")[1]
+    assert fresh_memory == [expect.LATE] * 2  # for the read time alone
+    assert "rows[0].name: 'c' -> 'd'" in changed(rows=["d"], second=9)
+    assert fresh_memory == [expect.LATE] * 2  # both known: no wait
+    assert "rows: 1 items -> 2 items" in changed(rows=["d", "e"])
+    assert fresh_memory == [expect.LATE] * 3  # the list itself was never seen still

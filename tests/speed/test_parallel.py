@@ -47,16 +47,18 @@ def test_workers_share_one_reference_server_started_by_the_controller(tmp_path):
 
 
 def test_rate_limit_is_for_the_whole_run_under_xdist(pytester, servers):
-    """-n 2 --rate-limit 20 against a given server: together the workers stay within 20
+    """-n 2 --rate-limit 50 against a given server: together the workers stay within 50
     requests a second; each worker's board is its own and all of it is deleted."""
     app = create_app(KEY)
     recorder = apps.Recorder(app)
     url = servers.asgi(recorder)
     result = pytester.runpytest_inprocess(
-        *PLUGIN, "-n", "2", "--base-url", url, "--api-key", KEY, "--rate-limit", "20",
+        *PLUGIN, "-n", "2", "--base-url", url, "--api-key", KEY, "--rate-limit", "50",
         str(SUITES / "test_rows.py"), str(SUITES / "test_columns.py"))  # a module each
     assert result.ret == 0, result.stdout.str()
-    assert len(recorder.hits) >= 20
-    assert recorder.busiest(1.0) <= 20 + 2  # (a little more: scheduling jitter)
+    assert len(recorder.hits) >= 100  # seconds of traffic: the limit held throughout
+    # a little more: a slot a worker, and answers delayed by a busy machine (each worker on
+    # its own at 50 would make 100)
+    assert recorder.busiest(1.0) <= 50 + 4
     assert len(recorder.created_projects()) >= 2  # a board per worker, at least
     assert app.state.store._projects == {}  # everything the workers created is gone

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import random
 import time
 import uuid
 from collections.abc import Callable
@@ -157,6 +158,13 @@ def _unlisted_open(key: str) -> Handler:
 
 async def _slow(request: Request, forward: Forward) -> Response:
     await asyncio.sleep(0.02)
+    return await forward(request)
+
+
+async def _jittery(request: Request, forward: Forward) -> Response:
+    """Each answer a random 0 to 10 ms late: with requests in flight, answers come back in
+    another order than the requests went out."""
+    await asyncio.sleep(random.uniform(0, 0.01))
     return await forward(request)
 
 
@@ -370,8 +378,8 @@ async def _row_with_a_column(request: Request, forward: Forward) -> Response:
 
 
 def _variant(name: str, description: str, handler: Handler, profile: str | None = None,
-             make: Any = None) -> Variant:
-    return Variant(name, description, None, make or (lambda _key: handler), profile)
+             make: Any = None, args: tuple[str, ...] = ()) -> Variant:
+    return Variant(name, description, None, make or (lambda _key: handler), profile, args)
 
 
 async def _as_is(request: Request, forward: Forward) -> Response:
@@ -392,6 +400,9 @@ CONFORMANT: list[Variant] = [
     Variant("unlisted-ops-open", "no key needed on the operations section 5 does not list",
             None, _unlisted_open),
     _variant("slow", "every answer takes 20 ms longer", _slow),
+    _variant("jittery-in-flight", "every answer takes a random 0 to 10 ms longer, certified "
+             "with 8 requests in flight (as boardcert runs beyond 10 ms): answers come back "
+             "in another order than sent", _jittery, args=("--in-flight", "8")),
     _variant("entity-id-in-header", "op 27 takes entityId in the header X-Entity-Id",
              on(27, _entity_in_header), "entity-id-in-header.yaml"),
     Variant("key-422-404", "422 for a missing or empty key, 404 for a wrong one", None,

@@ -96,7 +96,8 @@ def certify(variant: Variant, directory: Path, budget: str = "quick",
             extra: tuple[str, ...] = ()) -> Result:
     """Serve the variant and run the suites against it; the verdict of its compliance.json.
     A fault runs only its requirement's tests unless `full` (conformant variants: always all);
-    `select` (a -m expression) chooses the tests instead; `extra`: more pytest arguments."""
+    `select` (a -m expression) chooses the tests instead; `extra`: more pytest arguments
+    (after the variant's own)."""
     key = "variant-" + secrets.token_urlsafe(12)
     profile = write_profile(variant, directory)
     output = directory / "report"
@@ -104,7 +105,8 @@ def certify(variant: Variant, directory: Path, budget: str = "quick",
     if select is None:
         select = variant.requirement if variant.requirement and not full else None
     with serving(variant, key) as base_url:
-        done = run_suites([*suite_command(base_url, profile, output, budget, select), *extra],
+        done = run_suites([*suite_command(base_url, profile, output, budget, select),
+                           *variant.args, *extra],
                           _env(key), directory / "output.txt")
     seconds = time.monotonic() - started
     compliance = output / "compliance.json"

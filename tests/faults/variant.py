@@ -22,6 +22,7 @@ class Variant:
     requirement: str | None
     make: Callable[[str], Handler]  # the API key -> the handler in front of the reference app
     profile: str | None = None  # a file of tests/faults/profiles/, else the default profile
+    args: tuple[str, ...] = ()  # more pytest arguments for its certification (--in-flight 8)
 
     def app(self, api_key: str) -> ASGIApp:
         return Intercept(create_app(api_key), self.make(api_key))

@@ -68,6 +68,7 @@ class Varied:
 
     requirement = None
     profile_path = None
+    args: tuple[str, ...] = ()
 
     def __init__(self, seed: int) -> None:
         self.choices = vary.choose(seed)

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import IO
@@ -19,6 +20,9 @@ from typing import IO
 API_KEY_ENV = "BOARDCERT_REFERENCE_API_KEY"
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # the directory holding boardcert/
 _STOP_GRACE_SECONDS = 5.0
+# A free port is free when picked, not always when the child binds it (another process on the
+# machine may take it in between): a child that found it taken is started on another.
+PORT_ATTEMPTS = 3
 
 
 def serve(host: str = "127.0.0.1", port: int = 8080, api_key: str | None = None) -> None:
@@ -47,11 +51,13 @@ def serve(host: str = "127.0.0.1", port: int = 8080, api_key: str | None = None)
 class RunningServer:
     """A reference server in a child process; `stop()` (or leaving the `with`) ends it."""
 
-    def __init__(self, process: subprocess.Popen[bytes], base_url: str, stderr: IO[bytes]) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], base_url: str, stderr: IO[bytes],
+                 again: Callable[[], RunningServer] | None = None) -> None:
         self._process = process
         self._stderr = stderr
         self.base_url = base_url
         self.pid = process.pid
+        self._again = again  # the same server on another free port (the port was ours to pick)
 
     def stop(self, grace: float = _STOP_GRACE_SECONDS) -> None:
         """Send SIGTERM, kill after `grace` seconds (at once for 0: a server whose state
@@ -70,12 +76,25 @@ class RunningServer:
     def wait_until_up(self, api_key: str, timeout: float = 10.0) -> RunningServer:
         """Return once the server answers GET /users/me with this key; stopped and a
         RuntimeError if it exits or stays silent for `timeout` seconds."""
-        try:
-            _wait_until_up(self, self._process, api_key, timeout)
-        except BaseException:
-            self.stop()
-            raise
+        for attempt in range(1, PORT_ATTEMPTS + 1):
+            try:
+                _wait_until_up(self, self._process, api_key, timeout)
+                return self
+            except BaseException:
+                taken = self._port_taken()
+                self.stop()
+                if not taken or self._again is None or attempt == PORT_ATTEMPTS:
+                    raise
+            other = self._again()  # another process took the free port first: pick again
+            self._process, self._stderr, self.base_url = other._process, other._stderr, \
+                other.base_url
+            self.pid = other.pid
         return self
+
+    def _port_taken(self) -> bool:
+        """Whether the child exited because its port was taken meanwhile."""
+        return self._process.poll() is not None and \
+            "address already in use" in self.stderr_text().lower()
 
     def stderr_text(self) -> str:
         """What the child wrote on stderr so far."""
@@ -119,6 +138,7 @@ def launch(api_key: str, host: str = "127.0.0.1", port: int | None = None) -> Ru
     so: `wait_until_up`)."""
     if not api_key:
         raise ValueError("the API key must not be empty")
+    again = (lambda: launch(api_key, host)) if port is None else None
     port = free_port(host) if port is None else port
     env = dict(os.environ)
     env[API_KEY_ENV] = api_key  # never on argv, where other users can read it
@@ -128,7 +148,7 @@ def launch(api_key: str, host: str = "127.0.0.1", port: int | None = None) -> Ru
     process = subprocess.Popen(
         command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr
     )
-    return RunningServer(process, f"http://{_url_host(host)}:{port}", stderr)
+    return RunningServer(process, f"http://{_url_host(host)}:{port}", stderr, again)
 
 
 def _url_host(host: str) -> str:

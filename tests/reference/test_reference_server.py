@@ -43,6 +43,34 @@ def test_start_reports_a_dead_child() -> None:
     assert "address already in use" in str(failure.value).lower()
 
 
+def test_a_free_port_taken_before_the_child_binds_it_is_picked_again(monkeypatch) -> None:
+    """The port start() picks is free when picked; another process may take it before the
+    child binds it. Then the child exits (address in use) and start() picks another free port
+    and answers there, its base URL and pid those of the second child. A port given is not
+    changed: start() on a taken one raises (test_start_reports_a_dead_child)."""
+    picked = []
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        first = taken.getsockname()[1]
+        real = server_module.free_port
+
+        def racing(host: str = "127.0.0.1") -> int:
+            picked.append(first if not picked else real(host))
+            return picked[-1]
+
+        monkeypatch.setattr(server_module, "free_port", racing)
+        with start("a-key") as running:
+            assert running.base_url == f"http://127.0.0.1:{picked[1]}" != \
+                f"http://127.0.0.1:{first}"
+            assert httpx.get(f"{running.base_url}/users/me",
+                             headers={"X-API-Key": "a-key"}).status_code == 200
+            pid = running.pid
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    assert len(picked) == 2
+
+
 def test_key_not_on_the_command_line(server, api_key: str) -> None:
     """The child receives the key through its environment, never on argv."""
     cmdline = Path(f"/proc/{server.pid}/cmdline")

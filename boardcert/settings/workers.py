@@ -6,10 +6,16 @@ So: serial when the server answers within a few milliseconds (the bundled server
 the same machine or network), more workers the farther away it is, never more than MAX_WORKERS
 nor four per core, and no more than `--rate-limit` can keep busy. `--workers N` (or `-n N`
 after `--`) decides instead. Each worker also keeps up to MAX_IN_FLIGHT requests in flight
-where tests are independent (boardcert.speed.in_flight). Measured at 100 ms
-(benchmarks/parallel.py --default-run --also-workers 6 8, 2 cores, idle): 8 workers 20.4 s,
-6 22.3 s, 4 23.6 s; on a machine busy with other runs (load 4.8) 4 did better (33.0 s, 8
-51.0 s): workers cost start-up CPU.
+where tests are independent (boardcert.speed.in_flight), from IN_FLIGHT_FROM. Measured at
+100 ms (benchmarks/parallel.py --default-run --also-workers 6 8, 2 cores, idle): 8 workers
+20.4 s, 6 22.3 s, 4 23.6 s; on a machine busy with other runs (load 4.8) 4 did better (33.0
+s, 8 51.0 s): workers cost start-up CPU. Measured nearer (benchmarks/critical_path.py
+--latency L --workers N, 2 cores, idle, 2026-12-02; the round trip is about L + 1 ms): at
+L = 0 serial 9.9-10.1 s, 2 workers 8.7-9.1 s; 1 ms serial 12.9 s, 2 workers 9.1 s; 5 ms
+serial 29.3 s, 2 workers 19.4 s, 3 13.1-13.5 s, 4 13.0 s; 10 ms 2 workers 16.4 s, 3 13.0
+s; 15 ms 2 workers 19.7 s, 4 13.9 s; 30 ms 4 workers 17.0-17.3 s, 6 14.9-16.2 s, 8
+14.5-15.6 s. The bundled server (in a child process, no round trip timed) stays serial:
+7.3-7.9 s, 2 workers 8.0-8.6 s.
 """
 
 from __future__ import annotations
@@ -22,16 +28,18 @@ from dataclasses import dataclass
 from boardcert.errors import ConfigError
 from boardcert.settings.options import BY_DEST
 
-SERIAL_BELOW = 0.010  # seconds of round trip under which workers cost more than they save
-PER_WORKER = 0.0075  # one more worker per this much round trip
+SERIAL_BELOW = 0.0015  # seconds of round trip under which workers cost more than they save
+PER_WORKER = 0.005  # one more worker per this much round trip, beyond two
+IN_FLIGHT_FROM = 0.010  # seconds of round trip from which requests go side by side
 MAX_WORKERS = 8
 PER_CORE = 4
 MAX_IN_FLIGHT = 8  # requests a test process keeps in flight where tests are independent
 RULE = (f"chosen from the round trip of the preflight's requests: serial below "
-        f"{SERIAL_BELOW * 1000:.0f} ms, else one worker per {PER_WORKER * 1000:g} ms, 2 to "
-        f"{MAX_WORKERS} (at most {PER_CORE} per core), no more than --rate-limit keeps busy; "
-        f"--workers N decides instead; each keeps up to {MAX_IN_FLIGHT} requests in flight "
-        f"where tests are independent (1 below {SERIAL_BELOW * 1000:.0f} ms; --in-flight N)")
+        f"{SERIAL_BELOW * 1000:g} ms, else 2 and one more per {PER_WORKER * 1000:g} ms, up "
+        f"to {MAX_WORKERS} (at most {PER_CORE} per core), no more than --rate-limit keeps "
+        f"busy; --workers N decides instead; each keeps up to {MAX_IN_FLIGHT} requests in "
+        f"flight where tests are independent (1 below {IN_FLIGHT_FROM * 1000:.0f} ms; "
+        f"--in-flight N)")
 
 
 @dataclass(frozen=True)
@@ -53,10 +61,10 @@ def choose(rtt: float | None, rate_limit: float | None = None,
         return Choice(1, "serial: the bundled server answers within a millisecond")
     ms = f"{rtt * 1000:.0f} ms"
     if rtt < SERIAL_BELOW:
-        return Choice(1, f"serial: the round trip is {ms}, below {SERIAL_BELOW * 1000:.0f} ms "
+        return Choice(1, f"serial: the round trip is {ms}, below {SERIAL_BELOW * 1000:g} ms "
                          f"(starting workers would cost more than the waiting they save)")
     cap = min(MAX_WORKERS, PER_CORE * (cores or os.cpu_count() or 1))
-    workers = min(cap, max(2, round(rtt / PER_WORKER)))
+    workers = min(cap, 2 + round(rtt / PER_WORKER))
     why = f"the round trip is {ms}"
     if rate_limit:  # one worker sends at most 1/rtt requests a second
         fed = max(1, math.ceil(rate_limit * rtt))
@@ -70,9 +78,9 @@ def choose(rtt: float | None, rate_limit: float | None = None,
 
 def in_flight(rtt: float | None, rate_limit: float | None = None, workers: int = 1) -> int:
     """Requests a test process keeps in flight where tests are independent
-    (boardcert.speed.in_flight): one at a time within SERIAL_BELOW (or unmeasured), else up to
+    (boardcert.speed.in_flight): one at a time within IN_FLIGHT_FROM (or unmeasured), else up to
     MAX_IN_FLIGHT, no more than its share of `--rate-limit` keeps busy."""
-    if rtt is None or rtt < SERIAL_BELOW:
+    if rtt is None or rtt < IN_FLIGHT_FROM:
         return 1
     if rate_limit:
         return max(1, min(MAX_IN_FLIGHT, math.ceil(rate_limit * rtt / max(1, workers))))

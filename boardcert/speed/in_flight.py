@@ -4,7 +4,7 @@ plugin's way of doing what boardcert.pytest.together names (the plain way is one
 Against a server 100 ms away a test process spends its time waiting for answers one at a
 time. `SideBySide`, put into the stash by the speed plugin (together.TOGETHER), gives:
 - `lanes()`: how many requests a test process may have in flight at once: 1 for the bundled
-  server and any target within workers.SERIAL_BELOW; `--in-flight N` (env BOARDCERT_IN_FLIGHT,
+  server and any target within workers.IN_FLIGHT_FROM; `--in-flight N` (env BOARDCERT_IN_FLIGHT,
   which `boardcert run` sets from the round trip of its preflight) decides instead. Its lanes
   run up to that many jobs at once, each in a thread of its own;
 - `companions(item)`: the tests this process will run together with `item` (the same module

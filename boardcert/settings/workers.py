@@ -15,7 +15,10 @@ L = 0 serial 9.9-10.1 s, 2 workers 8.7-9.1 s; 1 ms serial 12.9 s, 2 workers 9.1 
 serial 29.3 s, 2 workers 19.4 s, 3 13.1-13.5 s, 4 13.0 s; 10 ms 2 workers 16.4 s, 3 13.0
 s; 15 ms 2 workers 19.7 s, 4 13.9 s; 30 ms 4 workers 17.0-17.3 s, 6 14.9-16.2 s, 8
 14.5-15.6 s. The bundled server (in a child process, no round trip timed) stays serial:
-7.3-7.9 s, 2 workers 8.0-8.6 s.
+7.3-7.9 s, 2 workers 8.0-8.6 s. Requests in flight, with the workers the rule gives (the
+same benchmark, `-- --in-flight N`): at L = 0 (2 workers) 1 in flight 9.6 s, 8 10.2 s; 1 ms
+(2) 9.5 and 10.9 s, 8 8.7 and 11.0 s; 3 ms (3) 14.8-14.9 s, 8 11.4-12.9 s; 5 ms (3)
+13.3-13.5 s, 4 9.8-10.7 s, 8 9.6-10.5 s.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from boardcert.settings.options import BY_DEST
 
 SERIAL_BELOW = 0.0015  # seconds of round trip under which workers cost more than they save
 PER_WORKER = 0.005  # one more worker per this much round trip, beyond two
-IN_FLIGHT_FROM = 0.010  # seconds of round trip from which requests go side by side
+IN_FLIGHT_FROM = 0.003  # seconds of round trip from which requests go side by side
 MAX_WORKERS = 8
 PER_CORE = 4
 MAX_IN_FLIGHT = 8  # requests a test process keeps in flight where tests are independent

@@ -401,7 +401,7 @@ CONFORMANT: list[Variant] = [
             None, _unlisted_open),
     _variant("slow", "every answer takes 20 ms longer", _slow),
     _variant("jittery-in-flight", "every answer takes a random 0 to 10 ms longer, certified "
-             "with 8 requests in flight (as boardcert runs beyond 10 ms): answers come back "
+             "with 8 requests in flight (as boardcert runs from 3 ms): answers come back "
              "in another order than sent", _jittery, args=("--in-flight", "8")),
     _variant("entity-id-in-header", "op 27 takes entityId in the header X-Entity-Id",
              on(27, _entity_in_header), "entity-id-in-header.yaml"),

@@ -87,11 +87,12 @@ def test_between_is_side_by_side_only_with_the_speed_plugin_and_kept_only_as_exp
 
 
 def test_in_flight_is_chosen_from_the_round_trip_and_shared_by_the_rate_limit():
-    """One at a time for the bundled server and within 10 ms; eight beyond; no more than the
+    """One at a time for the bundled server and within 3 ms; eight beyond; no more than the
     process's share of --rate-limit keeps busy."""
     assert workers.in_flight(None) == 1
-    assert workers.in_flight(0.004) == 1
-    assert workers.in_flight(0.03) == workers.in_flight(0.1) == workers.MAX_IN_FLIGHT == 8
+    assert workers.in_flight(0.001) == workers.in_flight(0.0029) == 1
+    assert workers.in_flight(0.004) == workers.in_flight(0.03) == workers.in_flight(0.1) \
+        == workers.MAX_IN_FLIGHT == 8
     assert workers.in_flight(0.1, rate_limit=20, workers=4) == 1
     assert workers.in_flight(0.1, rate_limit=200, workers=4) == 5
 

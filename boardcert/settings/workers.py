@@ -2,23 +2,15 @@
 
 A worker costs seconds of start-up CPU (imports, collection, its own board); it pays back
 only when tests spend their time waiting for answers, and a worker that waits needs no core.
-So: serial when the server answers within a few milliseconds (the bundled server, a server on
-the same machine or network), more workers the farther away it is, never more than MAX_WORKERS
-nor four per core, and no more than `--rate-limit` can keep busy. `--workers N` (or `-n N`
-after `--`) decides instead. Each worker also keeps up to MAX_IN_FLIGHT requests in flight
-where tests are independent (boardcert.speed.in_flight), from IN_FLIGHT_FROM. Measured at
-100 ms (benchmarks/parallel.py --default-run --also-workers 6 8, 2 cores, idle): 8 workers
-20.4 s, 6 22.3 s, 4 23.6 s; on a machine busy with other runs (load 4.8) 4 did better (33.0
-s, 8 51.0 s): workers cost start-up CPU. Measured nearer (benchmarks/critical_path.py
---latency L --workers N, 2 cores, idle, 2026-12-02; the round trip is about L + 1 ms): at
-L = 0 serial 9.9-10.1 s, 2 workers 8.7-9.1 s; 1 ms serial 12.9 s, 2 workers 9.1 s; 5 ms
-serial 29.3 s, 2 workers 19.4 s, 3 13.1-13.5 s, 4 13.0 s; 10 ms 2 workers 16.4 s, 3 13.0
-s; 15 ms 2 workers 19.7 s, 4 13.9 s; 30 ms 4 workers 17.0-17.3 s, 6 14.9-16.2 s, 8
-14.5-15.6 s. The bundled server (in a child process, no round trip timed) stays serial:
-7.3-7.9 s, 2 workers 8.0-8.6 s. Requests in flight, with the workers the rule gives (the
-same benchmark, `-- --in-flight N`): at L = 0 (2 workers) 1 in flight 9.6 s, 8 10.2 s; 1 ms
-(2) 9.5 and 10.9 s, 8 8.7 and 11.0 s; 3 ms (3) 14.8-14.9 s, 8 11.4-12.9 s; 5 ms (3)
-13.3-13.5 s, 4 9.8-10.7 s, 8 9.6-10.5 s.
+So: serial when the server answers within a millisecond or so (the bundled server, a server
+on the same machine), more workers the farther away it is, never more than MAX_WORKERS nor
+four per core, and no more than `--rate-limit` can keep busy. `--workers N` (or `-n N` after
+`--`) decides instead. Each worker also keeps up to MAX_IN_FLIGHT requests in flight where
+tests are independent (boardcert.speed.in_flight), from IN_FLIGHT_FROM. The thresholds come
+from forced worker counts and requests in flight side by side (benchmarks/critical_path.py
+--latency L --workers N -- --in-flight M; the figures: docs/speed.md, "At commit 849bf2d");
+on a machine busy with other runs fewer workers do better (load 4.8, 100 ms: 4 workers 33.0
+s, 8 51.0 s): workers cost start-up CPU.
 """
 
 from __future__ import annotations

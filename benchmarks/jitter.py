@@ -4,8 +4,11 @@ no wait, in rounds side by side; each run's wall time, the workers and requests 
 chose (from the round trips it timed before the run), and the ratio of each jittered run to
 the plain run of its round. Target: every ratio at most 1.5.
 
-    python benchmarks/jitter.py [--rounds 5] [--most 0.04] [--seed 1]
+    python benchmarks/jitter.py [--rounds 5] [--most 0.04] [--seed 1] [--against REV]
                                 [-- more boardcert run arguments]
+
+--against REV: each round also runs the jittered server with boardcert of that revision (a
+git worktree), side by side with this checkout's.
 
 A measurement, not a test: quote it with the load average it prints.
 """
@@ -17,6 +20,7 @@ import asyncio
 import os
 import random
 import secrets
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -47,6 +51,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--most", type=float, default=0.04, help="the longest wait, seconds")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--against", help="also the jittered run of this git revision")
     parser.add_argument("args", nargs="*", help="more boardcert run arguments (after --)")
     options = parser.parse_args()
     key = secrets.token_urlsafe(16)
@@ -55,25 +60,43 @@ def main() -> int:
     servers = {"jittered": parallel.serve(jittered), "plain": parallel.serve(plain)}
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start; "
           f"answers 0 to {options.most * 1000:.0f} ms late, or not at all")
-    ratios = []
+    ratios: dict[str, list[float]] = {}
+    scratch_root = Path(tempfile.mkdtemp())
+    other = scratch_root / "against"
+    if options.against:
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(other),
+                        options.against], check=True, capture_output=True)
+    runs = [("jittered", "jittered", ROOT), ("plain", "plain", ROOT)]
+    if options.against:
+        runs.append((f"jittered {options.against}", "jittered", other))
     try:
         for number in range(1, options.rounds + 1):
             seconds = {}
-            for name, (url, _, _) in servers.items():
+            for label, name, checkout in runs:
+                url = servers[name][0]
                 with tempfile.TemporaryDirectory() as scratch:
                     elapsed, chosen, verdict = parallel.boardcert_run(
-                        url, key, Path(scratch) / "report", args=tuple(options.args))
-                seconds[name] = elapsed
-                print(f"  round {number}  {name:8} {elapsed:6.1f} s  {chosen}; "
+                        url, key, Path(scratch) / "report", args=tuple(options.args),
+                        checkout=checkout)
+                seconds[label] = elapsed
+                print(f"  round {number}  {label:8} {elapsed:6.1f} s  {chosen}; "
                       f"{verdict.splitlines()[0]}", flush=True)
-            ratios.append(seconds["jittered"] / seconds["plain"])
-            print(f"  round {number}  jittered / plain {ratios[-1]:.2f}", flush=True)
+            for label, _, _ in runs:
+                if label != "plain":
+                    ratios.setdefault(label, []).append(seconds[label] / seconds["plain"])
+                    print(f"  round {number}  {label} / plain {ratios[label][-1]:.2f}",
+                          flush=True)
     finally:
         for _, server, thread in servers.values():
             server.should_exit = True
             thread.join(timeout=5)
-    print(f"ratios {', '.join(f'{r:.2f}' for r in ratios)}; worst {max(ratios):.2f} "
-          f"[target <= 1.5]; load average {os.getloadavg()[0]:.1f} at the end")
+        if options.against:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                            str(other)], check=False, capture_output=True)
+    for label, found in ratios.items():
+        print(f"{label}: ratios {', '.join(f'{r:.2f}' for r in found)}; worst "
+              f"{max(found):.2f} [target <= 1.5]")
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0
 
 

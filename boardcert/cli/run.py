@@ -85,7 +85,8 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         f"; {in_flight} requests in flight where tests are independent"
         if in_flight and in_flight > 1 else ""), file=sys.stderr)
     # it answered: the session checks it no more (the speed plugin then probes at once)
-    run = replace(run, in_flight=run.in_flight or in_flight, checked=bool(timing))
+    run = replace(run, in_flight=run.in_flight or in_flight, checked=bool(timing),
+                  in_flight_chosen=run.in_flight is None and in_flight is not None)
     watch = RunWatch()
     with redacted_console(redactor):
         code = pytest_main(pytest_arguments(args, extra, output), watch, run)

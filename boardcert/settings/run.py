@@ -33,6 +33,7 @@ class Run:
     # Requests a test process keeps in flight where tests are independent: --in-flight (or
     # its variable), or what `boardcert run` chose from the round trip; None: each decides.
     in_flight: int | None = None
+    in_flight_chosen: bool = False  # in_flight is the run's choice: each process adapts it
     options: tuple[str, ...] | None = None  # `boardcert run`'s, as a report records them
     docs_url: str | None = None
     bundled: bool = True  # no base URL given: the bundled reference server

@@ -30,6 +30,8 @@ IN_FLIGHT_FROM = 0.003  # seconds of round trip from which requests go side by s
 MAX_WORKERS = 8
 PER_CORE = 4
 MAX_IN_FLIGHT = 8  # requests a test process keeps in flight where tests are independent
+# A test process decides its requests in flight again every this many answers, from theirs
+ADAPT_EVERY = 40
 RULE = (f"chosen from the round trip of the preflight's requests: serial below "
         f"{SERIAL_BELOW * 1000:g} ms, else 2 and one more per {PER_WORKER * 1000:g} ms, up "
         f"to {MAX_WORKERS} (at most {PER_CORE} per core), no more than --rate-limit keeps "

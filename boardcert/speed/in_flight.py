@@ -100,12 +100,18 @@ class SideBySide:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.wide: Wide | None = None  # decided once per process, at first use
+        self.wide: Wide | None = None  # decided at first use; again as answers come (adapt)
         self.unit_of: dict[str, str] | None = None
+        self.decided_at = 0  # answered exchanges of the process's log when last decided
 
     def lanes(self) -> Lanes:
         if self.wide is None:
             self.wide = Wide(_decide(self.config))
+            self.decided_at = len(_log(self.config))
+        elif (log := _log(self.config)) and len(log) - self.decided_at >= workers.ADAPT_EVERY:
+            self.decided_at = len(log)
+            if (width := _adapted(self.config, log)) is not None:
+                self.wide.width = width
         return self.wide
 
     def companions(self, item: pytest.Item) -> list[pytest.Item]:
@@ -141,6 +147,33 @@ def _decide(config: pytest.Config) -> int:
     if target is None or client is None or not users_server(config):
         return 1  # the bundled server answers within a millisecond
     return workers.in_flight(_round_trip(client), target.rate_limit)
+
+
+def _log(config: pytest.Config) -> list[Exchange]:
+    from boardcert.pytest.stash import CLIENT
+
+    client = config.stash.get(CLIENT, None)
+    return client.log if client is not None else []
+
+
+def _adapted(config: pytest.Config, log: list[Exchange]) -> int | None:
+    """The width again, from the round trip of the process's last workers.ADAPT_EVERY
+    answers, where the run chose it (from the preflight's few answers, or this process's
+    first ones) rather than --in-flight: a server that answered those few fast (a random
+    delay, a cold cache, a busy machine) and the rest slowly gets requests side by side from
+    then on, and the converse one at a time. None: the width stays (given, the bundled
+    server, nothing answered). Only the time a run takes depends on it: what goes side by
+    side and comes back unexpected goes again one at a time."""
+    from boardcert.pytest.stash import TARGET
+    from boardcert.pytest.target import users_server
+
+    run, target = in_session(config), config.stash.get(TARGET, None)
+    if (run.in_flight is not None and not run.in_flight_chosen) or target is None \
+            or not users_server(config):
+        return None
+    recent = [e.elapsed for e in log[-workers.ADAPT_EVERY:] if e.status is not None]
+    rtt = workers.round_trip(recent) if len(recent) >= workers.ADAPT_EVERY // 2 else None
+    return None if rtt is None else workers.in_flight(rtt, target.rate_limit)
 
 
 def _round_trip(client: Client) -> float | None:

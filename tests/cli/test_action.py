@@ -218,12 +218,14 @@ def test_the_action_fails_the_job_for_a_faulty_server_and_never_shows_the_key(ru
     """A server that breaks a MUST: verdict non-conformant, the job fails with boardcert's
     exit 1 (after the summary and outputs were written), the summary links the failed
     requirement to its entry; the key is masked once and appears in no log line, output,
-    summary or report file."""
+    summary or report file. Only that requirement's tests run (args after `--` reach pytest):
+    a failed MUST makes the verdict whatever else went unassessed."""
     key = "action-" + secrets.token_urlsafe(16)
     variant = next(v for v in FAULTS if v.name == "name-limit-25001")
     with serving(variant, key) as base_url:
         job = run_action(runner, tmp_path, {"base-url": base_url, "api-key": key,
-                                            "budget": "quick", "artifact-name": "my-report"})
+                                            "budget": "quick", "artifact-name": "my-report",
+                                            "args": "-- -m CARD-NAME-MAX-REJECTED"})
     assert job.code == 1, job.log[-4000:]
     assert job.outputs["verdict"] == "non-conformant" and job.outputs["exit-code"] == "1"
     assert job.outputs["artifact-name"] == "my-report"

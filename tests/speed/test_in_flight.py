@@ -197,3 +197,90 @@ def test_each_module_alone_with_requests_in_flight_sets_up_its_fixtures_in_pytes
         if done.returncode != 0:
             failed[module] = done.stdout[-1500:]
     assert not failed, failed
+
+
+def _adapting(in_flight: int | None, chosen: bool, bundled: bool = False) -> Any:
+    """A test process's config as the speed plugin sees it: its Run, target and client."""
+    from boardcert.http.exchange import Exchange
+    from boardcert.pytest.stash import CLIENT, TARGET
+    from boardcert.settings.run import resolve_run, stash_key
+
+    run = resolve_run({} if bundled else {"base_url": "http://127.0.0.1:9", "api_key": "k" * 12},
+                      {})
+    config = SimpleNamespace(stash=pytest.Stash(), workerinput={})
+    config.stash[stash_key()] = SimpleNamespace(**{**run.__dict__, "in_flight": in_flight,
+                                                   "in_flight_chosen": chosen})
+    config.stash[TARGET] = run.target
+    log: list[Any] = []
+    config.stash[CLIENT] = SimpleNamespace(log=log)
+
+    def answers(seconds: float, count: int = workers.ADAPT_EVERY) -> None:
+        log.extend(Exchange("GET", "/users/me", {}, None, 200, elapsed=seconds)
+                   for _ in range(count))
+    return config, answers
+
+
+def test_a_chosen_width_follows_the_answers_as_they_come():
+    """Where the run chose the requests in flight (from a few answers), a process decides again
+    every ADAPT_EVERY answers from the round trip of the last ones: one at a time chosen, then
+    answers 20 ms late, eight; then answers within a millisecond, one again."""
+    config, answers = _adapting(1, chosen=True)
+    side = SideBySide(config)
+    assert side.lanes().width == 1
+    answers(0.0002, workers.ADAPT_EVERY - 1)
+    assert side.lanes().width == 1  # not yet a window of answers
+    answers(0.02)
+    assert side.lanes().width == workers.MAX_IN_FLIGHT
+    answers(0.0004)
+    assert side.lanes().width == 1
+
+
+def test_a_given_width_and_the_bundled_server_never_change():
+    """--in-flight N stays N whatever the answers; the bundled server stays one at a time."""
+    for config, answers, width in [(*_adapting(1, chosen=False), 1),
+                                   (*_adapting(4, chosen=False), 4),
+                                   (*_adapting(None, chosen=False, bundled=True), 1)]:
+        side = SideBySide(config)
+        assert side.lanes().width == width
+        answers(0.05 if width == 1 else 0.0002)
+        assert side.lanes().width == width
+
+
+def _fast_then_late(fast: int, seconds: float) -> tuple[Any, list[int]]:
+    """The reference server answering its first `fast` requests at once and every later one
+    `seconds` late; the most requests it held at once (in a list, filled as it serves)."""
+    import asyncio
+
+    from faults import Variant
+
+    state = {"served": 0, "busy": 0}
+    most = [0]
+
+    def make(_key: str) -> Any:
+        async def handle(request: Any, forward: Any) -> Any:
+            state["served"] += 1
+            state["busy"] += 1
+            most[0] = max(most[0], state["busy"])
+            try:
+                if state["served"] > fast:
+                    await asyncio.sleep(seconds)
+                return await forward(request)
+            finally:
+                state["busy"] -= 1
+        return handle
+    return Variant("fast-then-late", "fast at first, then late", None, make), most
+
+
+@pytest.mark.parametrize(("given", "side_by_side"), [((), True), (("--in-flight", "1"), False)],
+                         ids=["chosen", "given 1"])
+def test_a_server_fast_at_first_and_late_after_gets_requests_side_by_side(tmp_path, given,
+                                                                         side_by_side):
+    """A process that chose one request at a time from the server's first answers (within a
+    millisecond) sends side by side once its answers come 8 ms late: the server then holds
+    several requests at once; given --in-flight 1, never more than one. The same statuses."""
+    from faults import certify
+
+    variant, most = _fast_then_late(30, 0.008)
+    result = certify(variant, tmp_path, select="", extra=("-k", "test_errors", *given))
+    assert result.statuses and result.verdict != "no report", result.summary()
+    assert (most[0] > 1) is side_by_side, (most[0], result.summary())

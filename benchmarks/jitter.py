@@ -20,7 +20,6 @@ import asyncio
 import os
 import random
 import secrets
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -61,38 +60,29 @@ def main() -> int:
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start; "
           f"answers 0 to {options.most * 1000:.0f} ms late, or not at all")
     ratios: dict[str, list[float]] = {}
-    scratch_root = Path(tempfile.mkdtemp())
-    other = scratch_root / "against"
-    if options.against:
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(other),
-                        options.against], check=True, capture_output=True)
-    runs = [("jittered", "jittered", ROOT), ("plain", "plain", ROOT)]
-    if options.against:
-        runs.append((f"jittered {options.against}", "jittered", other))
-    try:
-        for number in range(1, options.rounds + 1):
-            seconds = {}
-            for label, name, checkout in runs:
-                url = servers[name][0]
-                with tempfile.TemporaryDirectory() as scratch:
-                    elapsed, chosen, verdict = parallel.boardcert_run(
-                        url, key, Path(scratch) / "report", args=tuple(options.args),
-                        checkout=checkout)
-                seconds[label] = elapsed
-                print(f"  round {number}  {label:8} {elapsed:6.1f} s  {chosen}; "
-                      f"{verdict.splitlines()[0]}", flush=True)
-            for label, _, _ in runs:
-                if label != "plain":
+    with parallel.worktree(options.against) as other:
+        runs = [("jittered", "jittered", ROOT), ("plain", "plain", ROOT)]
+        if options.against:
+            runs.append((f"jittered {options.against}", "jittered", other))
+        try:
+            for number in range(1, options.rounds + 1):
+                seconds = {}
+                for label, name, checkout in runs:
+                    with tempfile.TemporaryDirectory() as scratch:
+                        elapsed, chosen, verdict = parallel.boardcert_run(
+                            servers[name][0], key, Path(scratch) / "report",
+                            args=tuple(options.args), checkout=checkout)
+                    seconds[label] = elapsed
+                    print(f"  round {number}  {label:8} {elapsed:6.1f} s  {chosen}; "
+                          f"{verdict.splitlines()[0]}", flush=True)
+                for label in [label for label, _, _ in runs if label != "plain"]:
                     ratios.setdefault(label, []).append(seconds[label] / seconds["plain"])
                     print(f"  round {number}  {label} / plain {ratios[label][-1]:.2f}",
                           flush=True)
-    finally:
-        for _, server, thread in servers.values():
-            server.should_exit = True
-            thread.join(timeout=5)
-        if options.against:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
-                            str(other)], check=False, capture_output=True)
+        finally:
+            for _, server, thread in servers.values():
+                server.should_exit = True
+                thread.join(timeout=5)
     for label, found in ratios.items():
         print(f"{label}: ratios {', '.join(f'{r:.2f}' for r in found)}; worst "
               f"{max(found):.2f} [target <= 1.5]")

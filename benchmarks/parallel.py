@@ -40,6 +40,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +179,24 @@ def summarize(trace: Path, started: float) -> None:
               f"{last - started:5.1f} s, {busy:5.1f} s in tests, {count:5.0f} requests{ending}")
 
 
+@contextmanager
+def worktree(revision: str | None) -> Iterator[Path]:
+    """A checkout of `revision` (a temporary git worktree, removed after), for runs of another
+    revision side by side with this one's; None: this checkout."""
+    if not revision:
+        yield ROOT
+        return
+    with tempfile.TemporaryDirectory() as scratch:
+        other = Path(scratch) / "against"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(other),
+                        revision], check=True, capture_output=True)
+        try:
+            yield other
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                            str(other)], check=False, capture_output=True)
+
+
 def default_runs(latencies: list[float], trace: Path | None = None,
                  workers: list[int] | None = None, no_speed: bool = False,
                  against: str | None = None) -> int:
@@ -187,21 +207,12 @@ def default_runs(latencies: list[float], trace: Path | None = None,
           f"{os.getloadavg()[0]:.1f} at the start")
     worst = 0.0
     besides: dict[tuple[float, str], float] = {}
-    with tempfile.TemporaryDirectory() as scratch:
-        other = Path(scratch) / "against"
-        if against:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(other),
-                            against], check=True, capture_output=True)
+    with tempfile.TemporaryDirectory() as scratch, worktree(against) as other:
         runs = [(latency, given) for latency in latencies
                 for given in [None, *(workers or [] if latency != latencies[0] else []),
                               *(["--no-speed"] if no_speed else []),
                               *([f"against {against}"] if against else [])]]
-        try:
-            worst = _runs(runs, trace, Path(scratch), other, besides)
-        finally:
-            if against:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
-                                str(other)], check=False, capture_output=True)
+        worst = _runs(runs, trace, Path(scratch), other, besides)
     for (latency, label), ratio in besides.items():
         print(f"delay {latency * 1000:4.0f} ms: {label} / default {ratio:5.2f}")
     print(f"load average {os.getloadavg()[0]:.1f} at the end")

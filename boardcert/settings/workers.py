@@ -6,7 +6,8 @@ So: serial when the server answers within a millisecond or so (the bundled serve
 on the same machine), more workers the farther away it is, never more than MAX_WORKERS nor
 four per core, and no more than `--rate-limit` can keep busy. `--workers N` (or `-n N` after
 `--`) decides instead. Each worker also keeps up to MAX_IN_FLIGHT requests in flight where
-tests are independent (boardcert.speed.in_flight), from IN_FLIGHT_FROM. The thresholds come
+tests are independent (boardcert.speed.in_flight), from IN_FLIGHT_FROM, decided again
+every ADAPT_EVERY exchanges where the run chose it. The thresholds come
 from forced worker counts and requests in flight side by side (benchmarks/critical_path.py
 --latency L --workers N -- --in-flight M; the figures: docs/speed.md, "At commit 849bf2d");
 on a machine busy with other runs fewer workers do better (load 4.8, 100 ms: 4 workers 33.0
@@ -30,8 +31,7 @@ IN_FLIGHT_FROM = 0.003  # seconds of round trip from which requests go side by s
 MAX_WORKERS = 8
 PER_CORE = 4
 MAX_IN_FLIGHT = 8  # requests a test process keeps in flight where tests are independent
-# A test process decides its requests in flight again every this many answers, from theirs
-ADAPT_EVERY = 40
+ADAPT_EVERY = 40  # exchanges after which a test process decides its in-flight again
 RULE = (f"chosen from the round trip of the preflight's requests: serial below "
         f"{SERIAL_BELOW * 1000:g} ms, else 2 and one more per {PER_WORKER * 1000:g} ms, up "
         f"to {MAX_WORKERS} (at most {PER_CORE} per core), no more than --rate-limit keeps "

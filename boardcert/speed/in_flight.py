@@ -102,7 +102,7 @@ class SideBySide:
         self.config = config
         self.wide: Wide | None = None  # decided at first use; again as answers come (adapt)
         self.unit_of: dict[str, str] | None = None
-        self.decided_at = 0  # answered exchanges of the process's log when last decided
+        self.decided_at = 0  # the length of the process's log when last decided
 
     def lanes(self) -> Lanes:
         if self.wide is None:

@@ -277,10 +277,11 @@ def test_a_server_fast_at_first_and_late_after_gets_requests_side_by_side(tmp_pa
                                                                          side_by_side):
     """A process that chose one request at a time from the server's first answers (within a
     millisecond) sends side by side once its answers come 8 ms late: the server then holds
-    several requests at once; given --in-flight 1, never more than one. The same statuses."""
+    several requests at once; given --in-flight 1, never more than one. Nothing fails either
+    way (the reference server behind a delay)."""
     from faults import certify
 
     variant, most = _fast_then_late(30, 0.008)
     result = certify(variant, tmp_path, select="", extra=("-k", "test_errors", *given))
-    assert result.statuses and result.verdict != "no report", result.summary()
+    assert result.statuses and not result.failed(), result.summary()
     assert (most[0] > 1) is side_by_side, (most[0], result.summary())

@@ -17,7 +17,9 @@ fork copies one thread only: the zygote has none other, and checks it after each
 the worker, in the launcher's directory with its environment and streams, runs the bootstrap
 line the launcher was given, as `python -c` would. The launcher waits and exits with the
 worker's exit code. A launcher that cannot reach the zygote becomes the plain interpreter
-instead (exec), so a worker always starts: only sooner or later, never otherwise.
+instead (exec), so a worker always starts: only sooner or later, never otherwise; but while
+the zygote lives and has not bound its socket yet (it starts just before the workers, and a
+busy machine can start a launcher first), the launcher waits for it, up to COMING_UP.
 """
 
 from __future__ import annotations
@@ -35,11 +37,14 @@ import sys
 import sysconfig
 import tempfile
 import threading
+import time
 from collections.abc import Iterable
 from typing import Any
 
 STARTED = b"started "  # the zygote's first answer to a launcher: the worker's pid
 EXIT = b"exit "  # its last: the worker's exit code
+PID = ".pid"  # beside the socket: the zygote's pid, written as it starts
+COMING_UP = 10.0  # seconds a launcher waits for a zygote that lives but has not bound yet
 
 
 # --- the controller's side --------------------------------------------------------------------
@@ -70,6 +75,8 @@ class Zygote:
             self.process = subprocess.Popen(
                 [sys.executable, os.path.abspath(__file__), "zygote", self.socket, names],
                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=log, cwd=os.getcwd())
+        with open(self.socket + PID, "w", encoding="utf-8") as file:  # before any worker
+            file.write(str(self.process.pid))
         launcher = [sys.executable, "-I", "-S", os.path.abspath(__file__), "launch",
                     self.socket]
         self.python = " ".join(shlex.quote(part) for part in launcher)
@@ -89,7 +96,7 @@ class Zygote:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        for name in ("preload.json", "zygote.log", "zygote"):
+        for name in ("preload.json", "zygote.log", "zygote", "zygote" + PID):
             with contextlib.suppress(OSError):
                 os.remove(os.path.join(self.directory, name))
         with contextlib.suppress(OSError):
@@ -149,7 +156,7 @@ def launch(path: str, args: list[str]) -> None:
     try:
         if code is None:
             raise OSError("no -c")
-        connection.connect(path)
+        _connect(connection, path)
         request = {"code": code, "flags": [a for a in args if a in ("-u", "-B")],
                    "env": dict(os.environ), "cwd": os.getcwd()}
         socket.send_fds(connection, [json.dumps(request).encode() + b"\n"], [0, 1, 2])
@@ -166,6 +173,30 @@ def launch(path: str, args: list[str]) -> None:
         signal.signal(number, lambda sig, _: os.kill(worker, sig))
     last = answers.readline()
     os._exit(int(last[len(EXIT):]) if last.startswith(EXIT) else 1)
+
+
+def _connect(connection: socket.socket, path: str) -> None:
+    """Connect to the zygote; while it lives but has not bound its socket yet (started just
+    before the workers, it may still be starting on a busy machine), wait for it, up to
+    COMING_UP seconds; OSError where there is none."""
+    deadline = time.monotonic() + COMING_UP
+    while True:
+        try:
+            connection.connect(path)
+            return
+        except (FileNotFoundError, ConnectionRefusedError):
+            if time.monotonic() > deadline or not _alive(path + PID):
+                raise
+            time.sleep(0.01)
+
+
+def _alive(pid_file: str) -> bool:
+    try:
+        with open(pid_file, encoding="utf-8") as file:
+            os.kill(int(file.read()), 0)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 # --- the zygote ---------------------------------------------------------------------------------

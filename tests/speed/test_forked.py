@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -103,3 +104,41 @@ def test_the_zygote_imports_no_plugin_and_nothing_of_boardcert():
     found = forked.libraries({"xdist", "allure_pytest", "boardcert"})
     assert "hypothesis" in found and "httpx" in found and "json" in found
     assert not [n for n in found if n.split(".")[0] in ("xdist", "allure_pytest", "boardcert")]
+
+
+def test_a_launcher_waits_for_a_zygote_that_lives_but_has_not_bound_yet(tmp_path):
+    """On a busy machine the workers' launchers can start before the zygote (started just
+    before them) binds its socket: while its pid lives, a launcher waits and is forked, not
+    the plain interpreter (seen: one of two workers started plainly under the test command)."""
+    import socket
+    import threading
+
+    path = str(tmp_path / "zygote")
+    Path(path + forked.PID).write_text(str(os.getpid()))  # a zygote that lives
+    served: list[bytes] = []
+
+    def zygote_late() -> None:
+        time.sleep(0.5)
+        with socket.socket(socket.AF_UNIX) as listener:
+            listener.bind(path)
+            listener.listen(1)
+            listener.settimeout(10)  # no launcher came (it started plainly): the test fails
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                return
+            with connection:
+                message, fds, _, _ = socket.recv_fds(connection, 1 << 20, 3)
+                served.append(message)
+                for fd in fds:
+                    os.close(fd)
+                connection.sendall(forked.STARTED + b"1\n" + forked.EXIT + b"0\n")
+
+    thread = threading.Thread(target=zygote_late, daemon=True)
+    thread.start()
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", forked.__file__, "launch", path, "-u",
+         "-c", "print('plain')"], capture_output=True, text=True, timeout=30)
+    thread.join(5)
+    assert done.returncode == 0 and "plain" not in done.stdout, done.stdout + done.stderr
+    assert served and b"print('plain')" in served[0]

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -228,11 +228,15 @@ def _env(api_key: str) -> dict[str, str]:
 class Certifier:
     """Runs certifications `workers` at a time, so that a plain `pytest` run is parallel too.
 
-    Under pytest-xdist each worker already runs one test at a time: no prefetching there."""
+    Under pytest-xdist each worker already runs one test at a time: no prefetching there,
+    unless `at_once`: all the variants certified side by side from the first result asked
+    (for variants whose certification mostly waits for their answers)."""
 
-    def __init__(self, variants: list[Variant], directory: Path, budget: str = "quick") -> None:
-        under_xdist = bool(os.environ.get("PYTEST_XDIST_WORKER"))
-        self.workers = 1 if under_xdist else max(1, os.cpu_count() or 1)
+    def __init__(self, variants: list[Variant], directory: Path, budget: str = "quick",
+                 at_once: bool = False) -> None:
+        under_xdist = bool(os.environ.get("PYTEST_XDIST_WORKER")) and not at_once
+        self.workers = (max(1, len(variants)) if at_once else 1 if under_xdist
+                        else max(1, os.cpu_count() or 1))
         self.variants = [] if under_xdist else variants
         self.budget = budget
         self.pool: ThreadPoolExecutor | None = None
@@ -256,11 +260,13 @@ class Certifier:
         return self.futures[variant.name]
 
     @classmethod
-    def for_module(cls, request: Any, directory: Path) -> Certifier:
-        """A certifier that queues the variants of the module's selected tests."""
+    def for_module(cls, request: Any, directory: Path, which: Callable[[Variant], bool] =
+                   lambda _variant: True, at_once: bool = False) -> Certifier:
+        """A certifier that queues the variants of the module's selected tests (those of
+        them `which` takes)."""
         selected = [item.callspec.params["variant"] for item in request.session.items
                     if item.module is request.module and hasattr(item, "callspec")]
-        return cls(selected, directory)
+        return cls([v for v in selected if which(v)], directory, at_once=at_once)
 
     def close(self) -> None:
         if self.pool is not None:

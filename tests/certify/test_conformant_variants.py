@@ -27,8 +27,11 @@ def certifier(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
 
 @pytest.fixture(scope="module")
 def waiting(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    # Side by side only where one worker runs them all (no xdist, or its groups kept): with
+    # `--dist load` every worker would certify all three.
+    grouped = request.config.getoption("dist", "no") in ("no", "loadgroup")
     certifier = Certifier.for_module(request, tmp_path_factory.mktemp("waiting"),
-                                     lambda variant: variant.name in WAITING, at_once=True)
+                                     lambda variant: variant.name in WAITING, at_once=grouped)
     yield certifier
     certifier.close()
 

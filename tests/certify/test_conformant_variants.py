@@ -48,6 +48,8 @@ def test_there_are_enough_conformant_variants():
 
 
 def test_the_waiting_variants_are_conformant_variants():
+    """Each name of WAITING is a conformant variant's (a renamed one would be certified with
+    the others, one at a time, and its group would hold nothing)."""
     assert {v.name for v in CONFORMANT} >= WAITING
 
 

@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+from parallel import worktree  # noqa: E402 (benchmarks/, beside this file)
 
 
 def counted(checkout: Path, budget: str, scratch: Path, name: str) -> tuple[int, str]:
@@ -55,23 +56,13 @@ def main() -> int:
     if shutil.which("valgrind") is None:
         print("valgrind is not installed (Debian: apt-get install valgrind)", file=sys.stderr)
         return 2
-    with tempfile.TemporaryDirectory() as scratch_name:
+    with tempfile.TemporaryDirectory() as scratch_name, worktree(args.against) as other:
         scratch = Path(scratch_name)
-        runs = {"this checkout": ROOT}
-        if args.against:
-            other = scratch / "against"
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(other),
-                            args.against], check=True, capture_output=True)
-            runs[args.against] = other
-        try:
-            with concurrent.futures.ThreadPoolExecutor(len(runs)) as pool:
-                results = dict(zip(runs, pool.map(
-                    lambda item: counted(item[1], args.budget, scratch, str(hash(item[0]))),
-                    runs.items()), strict=True))
-        finally:
-            if args.against:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
-                                str(scratch / "against")], check=False, capture_output=True)
+        runs = {"this checkout": ROOT, **({args.against: other} if args.against else {})}
+        with concurrent.futures.ThreadPoolExecutor(len(runs)) as pool:
+            results = dict(zip(runs, pool.map(
+                lambda item: counted(item[1], args.budget, scratch, str(hash(item[0]))),
+                runs.items()), strict=True))
     for name, (count, verdict) in results.items():
         print(f"{name:24} {count / 1e9:8.3f} G instructions   {verdict}")
     if args.against and all(count for count, _ in results.values()):

@@ -36,6 +36,8 @@ import uvicorn
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run from a checkout
 
+from parallel import worktree  # noqa: E402 (benchmarks/, beside this file)
+
 from boardcert.reference.app import create_app  # noqa: E402
 from boardcert.reference.server import free_port  # noqa: E402
 
@@ -142,29 +144,21 @@ def main() -> int:
     options = parser.parse_args()
     args = ["--budget", options.budget, *options.extra]
     print(f"load average {os.getloadavg()[0]:.1f} at the start")
-    with tempfile.TemporaryDirectory() as scratch_name:
+    with tempfile.TemporaryDirectory() as scratch_name, worktree(options.against) as other:
         scratch = Path(scratch_name)
         runs = {"this checkout": (ROOT, args)}
         if options.against:
-            other = scratch / "against"
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(other),
-                            options.against], check=True, capture_output=True)
             runs[options.against] = (other, args)
         if options.no_speed:
             runs["this checkout --no-speed"] = (ROOT, [*args, "--no-speed"])
-        try:
-            names = list(runs)
+        names = list(runs)
 
-            def one(name: str) -> tuple[list, str]:
-                checkout, given = runs[name]
-                return logged_run(checkout, given, scratch, f"run-{names.index(name)}")
+        def one(name: str) -> tuple[list, str]:
+            checkout, given = runs[name]
+            return logged_run(checkout, given, scratch, f"run-{names.index(name)}")
 
-            with concurrent.futures.ThreadPoolExecutor(len(runs)) as pool:
-                found = dict(zip(names, pool.map(one, names), strict=True))
-        finally:
-            if options.against:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
-                                str(scratch / "against")], check=False, capture_output=True)
+        with concurrent.futures.ThreadPoolExecutor(len(runs)) as pool:
+            found = dict(zip(names, pool.map(one, names), strict=True))
     first_name = next(iter(found))
     first = in_order(found[first_name][0])
     for name, (log, verdict) in found.items():

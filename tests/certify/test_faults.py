@@ -25,7 +25,9 @@ KNOWN_MISSES: dict[str, str] = {}
 
 @pytest.fixture(scope="module")
 def certifier(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
-    certifier = Certifier.for_module(request, tmp_path_factory.mktemp("faults"))
+    # settled: each fault's run ends once a test has failed its requirement, which is all
+    # test_fault_is_flagged asks (faults/settled.py; test_settled.py shows it both ways).
+    certifier = Certifier.for_module(request, tmp_path_factory.mktemp("faults"), settled=True)
     yield certifier
     certifier.close()
 

@@ -91,14 +91,23 @@ class Result:
 FULL = os.environ.get("BOARDCERT_FAULTS_FULL") == "1"
 
 
+TESTS = Path(__file__).resolve().parents[1]  # tests/: `-p faults.<plugin>` in a run
+
+
 def certify(variant: Variant, directory: Path, budget: str = "quick",
             full: bool = FULL, select: str | None = None,
-            extra: tuple[str, ...] = ()) -> Result:
+            extra: tuple[str, ...] = (), settled: bool = False) -> Result:
     """Serve the variant and run the suites against it; the verdict of its compliance.json.
     A fault runs only its requirement's tests unless `full` (conformant variants: always all);
     `select` (a -m expression) chooses the tests instead; `extra`: more pytest arguments
-    (after the variant's own)."""
+    (after the variant's own); `settled`: a fault's run ends at the first test that fails its
+    requirement (faults/settled.py: the verdict and that requirement's status are then known).
+    """
     key = "variant-" + secrets.token_urlsafe(12)
+    env = _env(key)
+    if settled and variant.requirement:
+        extra = ("-p", "faults.settled", "--settled-by", variant.requirement, *extra)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
     profile = write_profile(variant, directory)
     output = directory / "report"
     started = time.monotonic()
@@ -107,7 +116,7 @@ def certify(variant: Variant, directory: Path, budget: str = "quick",
     with serving(variant, key) as base_url:
         done = run_suites([*suite_command(base_url, profile, output, budget, select),
                            *variant.args, *extra],
-                          _env(key), directory / "output.txt")
+                          env, directory / "output.txt")
     seconds = time.monotonic() - started
     compliance = output / "compliance.json"
     if not compliance.exists():
@@ -145,9 +154,8 @@ def at_each_in_flight(variants: Mapping[tuple[str, int], Variant], root: Path,
     arguments) and `--in-flight in_flight`, two at a time (one under xdist), tests/ importable
     (`-p faults.exchanges`): each run's result and report directory."""
     width = 1 if os.environ.get("PYTEST_XDIST_WORKER") else 2
-    tests = str(Path(__file__).parents[1])
     with pytest.MonkeyPatch.context() as env, ThreadPoolExecutor(width) as pool:
-        env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [tests,
+        env.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(TESTS),
                                                                os.environ.get("PYTHONPATH")])))
         futures = {}
         for (name, in_flight), variant in variants.items():
@@ -230,15 +238,17 @@ class Certifier:
 
     Under pytest-xdist each worker already runs one test at a time: no prefetching there,
     unless `at_once`: all the variants certified side by side from the first result asked
-    (for variants whose certification mostly waits for their answers)."""
+    (for variants whose certification mostly waits for their answers). `settled`: each
+    fault's run ends at its first test that fails the fault's requirement (certify)."""
 
     def __init__(self, variants: list[Variant], directory: Path, budget: str = "quick",
-                 at_once: bool = False) -> None:
+                 at_once: bool = False, settled: bool = False) -> None:
         under_xdist = bool(os.environ.get("PYTEST_XDIST_WORKER")) and not at_once
         self.workers = (max(1, len(variants)) if at_once else 1 if under_xdist
                         else max(1, os.cpu_count() or 1))
         self.variants = [] if under_xdist else variants
         self.budget = budget
+        self.settled = settled
         self.pool: ThreadPoolExecutor | None = None
         self.futures: dict[str, Future[Result]] = {}
         self.directory = directory
@@ -256,17 +266,19 @@ class Certifier:
             directory.mkdir()
             assert self.pool is not None
             self.futures[variant.name] = self.pool.submit(certify, variant, directory,
-                                                          self.budget)
+                                                          self.budget, settled=self.settled)
         return self.futures[variant.name]
 
     @classmethod
     def for_module(cls, request: Any, directory: Path, which: Callable[[Variant], bool] =
-                   lambda _variant: True, at_once: bool = False) -> Certifier:
+                   lambda _variant: True, at_once: bool = False, settled: bool = False
+                   ) -> Certifier:
         """A certifier that queues the variants of the module's selected tests (those of
         them `which` takes)."""
         selected = [item.callspec.params["variant"] for item in request.session.items
                     if item.module is request.module and hasattr(item, "callspec")]
-        return cls([v for v in selected if which(v)], directory, at_once=at_once)
+        return cls([v for v in selected if which(v)], directory, at_once=at_once,
+                   settled=settled)
 
     def close(self) -> None:
         if self.pool is not None:

@@ -58,10 +58,11 @@ class Longest(LoadScopeScheduling):
         # xdist's own waits for fewer than 3 pending tests; with units of one test that holds
         # back work another worker could start. A worker runs a test once it has the next,
         # but not while workers are still collecting: the first to collect took the two
-        # longest units (both parts of the stateful test, one after the other).
+        # longest units (both parts of the stateful test, one after the other). The workers
+        # asked for (-n), not those started: one slow to start found every test taken.
         if node.shutting_down or node not in self.registered_collections:
             return
-        if len(self.registered_collections) < len(self.nodes):
+        if len(self.registered_collections) < self.numnodes:
             ahead = 0
         while self.workqueue and self._pending_of(self.assigned_work[node]) <= ahead:
             self._assign_work_unit(node)

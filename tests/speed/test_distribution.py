@@ -11,6 +11,8 @@ import sys
 from types import SimpleNamespace
 from typing import Any
 
+from faults.harness import TESTS
+
 from boardcert.paths import ROOT, SUITES
 from boardcert.settings.run import resolve_run, stash_key
 from boardcert.speed import distribution
@@ -127,12 +129,36 @@ def test_work_starts_with_the_first_worker_that_has_collected():
     assert {collection[i].split("::")[0] for i in early.sent[1:]} == {"suites/test_rows.py"}
 
 
+def test_a_worker_not_yet_started_is_waited_for_as_one_still_collecting():
+    """-n 2 with one worker slow to start (not yet known to the scheduler when the other has
+    collected): the early one gets one unit, not all of them (it took every test, and the late
+    one, once started, found none left: a run of -n 2 on one worker)."""
+    collection = [n for n in _collection() if "test_errors" not in n]
+    scheduler = Longest(_Config(2), log=None)
+    early = _Node("gw0")
+    scheduler.add_node(early)
+    scheduler.add_node_collection(early, collection)
+    scheduler.schedule()
+    assert [collection[i] for i in early.sent] == [STATEFUL] and not early.shutting_down
+    late = _Node("gw1")
+    scheduler.add_node(late)
+    scheduler.add_node_collection(late, collection)
+    scheduler.schedule()
+    assert late.sent and not set(late.sent) & set(early.sent)
+
+
 def test_property_items_run_on_several_workers(tmp_path):
     """-n 2 over property items of several operations: both workers run some, each with its
-    own arena."""
+    own arena. Each worker ends its collection once both have reached that point
+    (faults.all_collected): work starts with the first to collect, and on a busy machine the
+    other found none left."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("BOARDCERT_")}
+    (tmp_path / "collected").mkdir()
+    env["ALL_COLLECTED"] = f"{tmp_path / 'collected'}:2"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", "-n", "2",
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "faults.all_collected",
+         "-v", "-n", "2",
          "--budget", "quick", "--rootdir", str(ROOT), str(SUITES / "test_properties.py"),
          "-k", "runTest or users/me or GET and rows"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)

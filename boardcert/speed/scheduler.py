@@ -14,7 +14,8 @@ from boardcert.speed.distribution import given_in_flight, long_tests, unit_cost,
 class Longest(LoadScopeScheduling):
     """pytest-xdist's scheduling by scope, with boardcert's units and order; work starts with
     the first worker that has collected (they collect the same tests: each later collection
-    is checked against it), the others join as they finish collecting."""
+    is checked against it), the others join as they finish collecting (a worker slow to
+    start may find that the others have done everything)."""
 
     units: dict[str, str] = {}
     long: set[str] = set()  # long_tests(units)
@@ -56,14 +57,13 @@ class Longest(LoadScopeScheduling):
 
     def _reschedule(self, node: Any, ahead: int = 1) -> None:
         # xdist's own waits for fewer than 3 pending tests; with units of one test that holds
-        # back work another worker could start. A worker runs a test once it has the next,
-        # but not while workers are still collecting: the first to collect took the two
-        # longest units (both parts of the stateful test, one after the other). The workers
-        # asked for (-n), not those started: one slow to start found every test taken.
+        # back work another worker could start. A worker runs a test once it has the next, so
+        # one with a single test gets a second unit at once, even while others still collect
+        # (given one unit, the first to collect held its stateful part unrun until the last
+        # worker had collected): the shortest, as _assign_work_unit picks behind a long test,
+        # not the other stateful part.
         if node.shutting_down or node not in self.registered_collections:
             return
-        if len(self.registered_collections) < self.numnodes:
-            ahead = 0
         while self.workqueue and self._pending_of(self.assigned_work[node]) <= ahead:
             self._assign_work_unit(node)
         if not self.workqueue:

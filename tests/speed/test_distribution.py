@@ -11,6 +11,7 @@ import sys
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from faults.harness import TESTS
 
 from boardcert.paths import ROOT, SUITES
@@ -109,42 +110,31 @@ def test_the_longest_units_go_out_first_and_a_worker_gets_more_when_down_to_one(
     assert {collection[i].split("::")[0] for i in nodes[0].sent[1:]} == {"suites/test_rows.py"}
 
 
-def test_work_starts_with_the_first_worker_that_has_collected():
-    """The first worker to finish collecting starts at once, with one unit while others still
-    collect; a later one joins when its collection (the same) comes in and gets the longest
-    left (the stateful test's second part, not queued behind the first on the early worker)."""
+@pytest.mark.parametrize("late_started", [True, False], ids=["late-collecting", "late-starting"])
+def test_work_starts_with_the_first_worker_that_has_collected(late_started):
+    """The first worker to finish collecting starts at once: it gets the longest unit and,
+    since an xdist worker runs a test only once it holds the next, the shortest (given one
+    unit, it held its stateful part unrun until every worker had collected), not the
+    stateful test's second part. A later one, still collecting or not even started yet, gets
+    that part, the longest left, when its collection (the same) comes in."""
     second = STATEFUL.replace("Workflow::", "Workflow2::")
     collection = [n for n in _collection() if "test_errors" not in n] + [second]
     scheduler = Longest(_Config(2), log=None)
     early, late = _Node("gw0"), _Node("gw1")
-    for node in (early, late):
-        scheduler.add_node(node)
+    scheduler.add_node(early)
+    if late_started:
+        scheduler.add_node(late)
     scheduler.add_node_collection(early, collection)
     assert scheduler.collection_is_completed
     scheduler.schedule()
-    assert [collection[i] for i in early.sent] == [STATEFUL] and late.sent == []
+    sent = [collection[i] for i in early.sent]
+    assert sent[0] == STATEFUL and {n.split("::")[0] for n in sent[1:]} == {"suites/test_rows.py"}
+    assert late.sent == [] and not early.shutting_down
+    if not late_started:
+        scheduler.add_node(late)
     scheduler.add_node_collection(late, collection)
     scheduler.schedule()
     assert collection[late.sent[0]] == second and not set(late.sent) & set(early.sent)
-    assert {collection[i].split("::")[0] for i in early.sent[1:]} == {"suites/test_rows.py"}
-
-
-def test_a_worker_not_yet_started_is_waited_for_as_one_still_collecting():
-    """-n 2 with one worker slow to start (not yet known to the scheduler when the other has
-    collected): the early one gets one unit, not all of them (it took every test, and the late
-    one, once started, found none left: a run of -n 2 on one worker)."""
-    collection = [n for n in _collection() if "test_errors" not in n]
-    scheduler = Longest(_Config(2), log=None)
-    early = _Node("gw0")
-    scheduler.add_node(early)
-    scheduler.add_node_collection(early, collection)
-    scheduler.schedule()
-    assert [collection[i] for i in early.sent] == [STATEFUL] and not early.shutting_down
-    late = _Node("gw1")
-    scheduler.add_node(late)
-    scheduler.add_node_collection(late, collection)
-    scheduler.schedule()
-    assert late.sent and not set(late.sent) & set(early.sent)
 
 
 def test_property_items_run_on_several_workers(tmp_path):

@@ -84,7 +84,7 @@ def test_misconfigured_run_stops_at_once_with_its_message(servers, tmp_path, cap
     lines = [line for line in captured.err.splitlines() if line.strip()]
     assert (got, len(lines)) == (code, 1), captured.err
     assert lines[0].startswith("boardcert: error: ") and words in lines[0], lines[0]
-    assert seconds < 3 and captured.out == ""
+    assert seconds < 15 and captured.out == ""  # 1 s timeouts, not retried: never minutes
     assert not (tmp_path / "out").exists()
     assert KEY not in captured.err and "not-the-key-123" not in captured.err
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -25,18 +24,15 @@ from boardcert.speed.in_flight import FixtureInJob, SideBySide, Wide, pytest_fix
 
 
 def test_gather_sends_side_by_side_and_keeps_each_jobs_exchanges_aside():
-    """Eight jobs of two requests at width 8 wait about as long as one job; each Done holds its
+    """Eight jobs of two requests at width 8 are all in flight at once; each Done holds its
     own two exchanges, the client's log none until a test adopts them."""
     client, most = late_client(0.1)
 
     def job(n: int) -> Any:
         return lambda: [client.request("GET", f"/{n}/{i}").json()["path"] for i in range(2)]
 
-    started = time.perf_counter()
     done = together.gather(client, [job(n) for n in range(8)], Wide(8))
-    took = time.perf_counter() - started
-    assert took < 0.6, took  # one at a time: 1.6 s
-    assert most[0] == 8
+    assert most[0] == 8  # all eight in flight at once at the server (one at a time: 1)
     assert [d.result() for d in done] == [[f"/{n}/0", f"/{n}/1"] for n in range(8)]
     assert all([e.url.rsplit("9", 1)[1] for e in d.exchanges] == d.value for d in done)
     assert client.log == []

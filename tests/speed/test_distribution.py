@@ -200,3 +200,14 @@ def test_the_board_models_parts_are_units_of_their_own():
         assert set(parts) <= distribution.long_tests(units)
     assert distribution.unit_cost(parts[0], parts[:1], 8) == \
         distribution.ROUND_TRIPS[distribution.MODEL]
+
+
+def test_every_module_of_the_suites_that_sends_requests_has_its_round_trips():
+    """A module of the suites not in ROUND_TRIPS costs its tests "batched", a fraction of what
+    one that builds boards takes: it would be scheduled as if short and end a run far away
+    late. Only those that send nothing of their own in a default run may be missing
+    (test_profile.py reports what discovery found; test_read_only.py runs with --read-only)."""
+    named = set(distribution.ROUND_TRIPS)  # the board model by its parts (MODEL)
+    modules = {path.name for path in SUITES.glob("test_*.py")} - {"test_board_model.py"}
+    assert modules - named == {"test_profile.py", "test_read_only.py"}
+    assert named - modules == {distribution.STATEFUL, distribution.MODEL}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from boardcert.outputs import bundle
+from boardcert.paths import user_cache
 
 # Bytecode kept for every Python these tests start (pytest sessions, `boardcert` commands), in
 # the user's cache, where `boardcert run` keeps its own: with PYTHONDONTWRITEBYTECODE set (as
@@ -19,9 +20,9 @@ from boardcert.outputs import bundle
 # worker did the same for the rest of its session (boardcert.cli.run._keep_bytecode), so the
 # command's time did not move; this makes it hold from the first test, in any order. The
 # controller loads this before pytest-xdist starts its workers: they inherit it.
-if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
-    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(
-        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "boardcert" / "pycache"))
+if os.environ.get("PYTHONDONTWRITEBYTECODE") and (_pycache := user_cache("pycache")):
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
+    os.environ.setdefault("PYTHONPYCACHEPREFIX", str(_pycache))
 
 
 @pytest.fixture(scope="session")

@@ -22,7 +22,7 @@ import uvicorn
 import yaml
 
 from boardcert.cli.session import PLUGINS
-from boardcert.paths import DEFAULT_PROFILE, REQUIREMENT_TESTS, ROOT, SUITES
+from boardcert.paths import DEFAULT_PROFILE, REQUIREMENT_TESTS, ROOT, SUITES, user_cache
 
 from .launcher import Launcher
 from .variant import Variant
@@ -226,10 +226,10 @@ def suite_command(base_url: str, profile: Path, output: Path, budget: str,
 def _env(api_key: str) -> dict[str, str]:
     """The key by environment (never on a command line); bytecode cached where `boardcert run`
     caches it, so that pytest does not recompile schemathesis for assertion rewriting."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("PYTEST_", "BOARDCERT_")) and k != "PYTHONDONTWRITEBYTECODE"}
-    cache = Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "boardcert" / "pycache"
-    env.setdefault("PYTHONPYCACHEPREFIX", str(cache))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BOARDCERT_"))}
+    if cache := user_cache("pycache"):
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env.setdefault("PYTHONPYCACHEPREFIX", str(cache))
     return {**env, "BOARDCERT_API_KEY": api_key}
 
 

@@ -4,7 +4,7 @@ A worker costs seconds of start-up CPU (imports, collection, its own board); it 
 only when tests spend their time waiting for answers, and a worker that waits needs no core.
 So: serial when the server answers within a millisecond or so (the bundled server, a server
 on the same machine), more workers the farther away it is, never more than MAX_WORKERS nor
-four per core, and no more than `--rate-limit` can keep busy. `--workers N` (or `-n N` after
+six per core, and no more than `--rate-limit` can keep busy. `--workers N` (or `-n N` after
 `--`) decides instead. Each worker also keeps up to MAX_IN_FLIGHT requests in flight where
 tests are independent (boardcert.speed.in_flight), from IN_FLIGHT_FROM, decided again
 every ADAPT_EVERY exchanges where the run chose it. The thresholds come
@@ -28,8 +28,8 @@ from boardcert.settings.options import BY_DEST
 SERIAL_BELOW = 0.0015  # seconds of round trip under which workers cost more than they save
 PER_WORKER = 0.005  # one more worker per this much round trip, beyond two
 IN_FLIGHT_FROM = 0.003  # seconds of round trip from which requests go side by side
-MAX_WORKERS = 8
-PER_CORE = 4
+MAX_WORKERS = 12
+PER_CORE = 6
 MAX_IN_FLIGHT = 8  # requests a test process keeps in flight where tests are independent
 ADAPT_EVERY = 40  # exchanges after which a test process decides its in-flight again
 RULE = (f"chosen from the round trip of the preflight's requests: serial below "

@@ -21,11 +21,12 @@ REFERENCE = next(v for v in CONFORMANT if v.name == "reference")
 @pytest.mark.parametrize(("rtt", "rate", "cores", "expected"), [
     (None, None, 2, 1), (0.001, None, 2, 1), (0.0014, None, 2, 1), (0.002, None, 2, 2),
     (0.006, None, 2, 3), (0.011, None, 2, 4), (0.016, None, 2, 5), (0.021, None, 2, 6),
-    (0.031, None, 2, 8), (0.1, None, 2, 8), (0.1, None, 1, 4), (0.1, None, 16, 8),
+    (0.031, None, 2, 8), (0.041, None, 2, 10), (0.05, None, 2, 12), (0.1, None, 2, 12),
+    (0.1, None, 1, 6), (0.1, None, 16, 12),
     (0.03, 20.0, 2, 1), (0.1, 20.0, 2, 2), (0.006, 1000.0, 2, 3)])
 def test_workers_follow_the_round_trip(rtt, rate, cores, expected):
-    """Serial below 1.5 ms (and for the bundled server), then 2 and one more per 5 ms up to 8
-    and four per core, no more than --rate-limit keeps busy."""
+    """Serial below 1.5 ms (and for the bundled server), then 2 and one more per 5 ms up to
+    12 and six per core, no more than --rate-limit keeps busy."""
     choice = workers.choose(rtt, rate, cores)
     assert choice.workers == expected, choice.reason
     assert choice.pytest_args() == ([] if expected == 1 else ["-n", str(expected)])

@@ -115,7 +115,9 @@ def boardcert_run(base_url: str, key: str, output: Path, trace: Path | None = No
     command += ["--workers", str(workers)] if workers else []
     command += list(args)
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    # in the checkout: `python -c` puts its directory first on sys.path, before PYTHONPATH
+    # (run from ROOT, a worktree's run imported this checkout's boardcert, not its own)
+    done = subprocess.run(command, cwd=checkout, env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - started
     chosen = next((line.removeprefix("boardcert: ").split(":")[0]
                     for line in done.stderr.splitlines()

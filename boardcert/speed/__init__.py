@@ -91,4 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
         why = forked.start(config)
         if why is not None:
             off["forked workers"] = why
+        elif missing := forked.missing_imports():
+            off["collection imports ahead"] = (f"{', '.join(missing)} not found: each worker "
+                                               "imports what the suites need itself")
     config.stash[SPEED] = Speed(on=True, off=tuple(off.items()))

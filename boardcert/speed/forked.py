@@ -45,6 +45,13 @@ STARTED = b"started "  # the zygote's first answer to a launcher: the worker's p
 EXIT = b"exit "  # its last: the worker's exit code
 PID = ".pid"  # beside the socket: the zygote's pid, written as it starts
 COMING_UP = 10.0  # seconds a launcher waits for a zygote that lives but has not bound yet
+# What a worker imports as it collects the suites and the controller never does: the property
+# tests' schema (schemathesis.openapi.from_path imports the first, and some 180 modules with
+# it; the transports come with the first case), 0.12 s of CPU a worker. The zygote imports
+# them too; where one is gone (schemathesis changed), each worker imports what it needs, as
+# before, and the run facts say so.
+COLLECTION_IMPORTS = ("schemathesis.specs.openapi.schemas", "schemathesis.transport.asgi",
+                      "schemathesis.transport.wsgi")
 
 
 # --- the controller's side --------------------------------------------------------------------
@@ -120,13 +127,29 @@ def start(config: Any) -> str | None:
     plugins |= {arg[2:] for arg in args if arg.startswith("-p") and len(arg) > 2}
     plugins |= {ep.value.split(":")[0] for ep in entry_points(group="pytest11")}
     plugins.add("boardcert")
+    extra = [name for name in COLLECTION_IMPORTS if not _within(name, plugins)]
     try:
-        zygote = Zygote(libraries(plugins), sorted(plugins))
+        zygote = Zygote(libraries(plugins) + extra, sorted(plugins))
     except OSError as exc:
         return f"the zygote could not start: {exc}"
     config.add_cleanup(zygote.stop)
     config.option.tx = zygote.specs(len(config.option.tx))
     return None
+
+
+def missing_imports(names: Iterable[str] = COLLECTION_IMPORTS) -> list[str]:
+    """Those of `names` that this environment does not have (none imported: only found)."""
+    import importlib.util
+
+    missing = []
+    for name in names:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            missing.append(name)
+    return missing
 
 
 def libraries(plugins: set[str]) -> list[str]:

@@ -21,16 +21,21 @@ from boardcert.speed import forked
 
 pytestmark = pytest.mark.xdist_group("test_forked")  # its runs start workers of their own
 
-# Loaded into the runs below with -p: each worker writes where it came from.
+# Loaded into the runs below with -p: each worker writes where it came from, and whether the
+# modules the suites' collection imports were there already.
 PARENTS = """
 import os
+import sys
+
+AHEAD = %r
 
 def pytest_configure(config):
     if hasattr(config, "workerinput"):
         with open(os.path.join(os.environ["PARENTS_DIR"], config.workerinput["workerid"]),
                   "w") as file:
             file.write(open(f"/proc/{os.getppid()}/cmdline").read().replace("\\0", " "))
-"""
+            file.write(" ahead" if all(name in sys.modules for name in AHEAD) else "")
+""" % (forked.COLLECTION_IMPORTS,)
 
 
 def _run(tmp_path: Path, fork: str, *extra: str) -> tuple[subprocess.CompletedProcess[str],
@@ -65,6 +70,8 @@ def test_workers_are_forks_of_the_zygote_and_the_run_is_the_same(tmp_path):
         assert sorted(parents) == ["gw0", "gw1"], parents
         from_zygote = [" zygote " in line for line in parents.values()]
         assert from_zygote == [fork == "1"] * 2, parents
+        ahead = [line.endswith(" ahead") for line in parents.values()]
+        assert ahead == [fork == "1"] * 2, parents  # the zygote imported them for its workers
         off = [o["patch"] for o in report["run"]["speed"]["off"]]
         assert ("forked workers" in off) == (fork == "0"), off
     outcomes = [{t["nodeid"]: t["outcome"] for t in report["tests"]}
@@ -142,3 +149,12 @@ def test_a_launcher_waits_for_a_zygote_that_lives_but_has_not_bound_yet(tmp_path
     thread.join(5)
     assert done.returncode == 0 and "plain" not in done.stdout, done.stdout + done.stderr
     assert served and b"print('plain')" in served[0]
+
+
+def test_the_collection_imports_are_there_and_a_missing_one_is_named():
+    """What the zygote imports for the workers' collection exists here (it is schemathesis's
+    to move: a module gone is named, and the run facts say so), and none is a plugin's."""
+    assert forked.missing_imports() == []
+    assert forked.missing_imports(["schemathesis.no_such_module", "json"]) == [
+        "schemathesis.no_such_module"]
+    assert not [n for n in forked.COLLECTION_IMPORTS if n.startswith("schemathesis.pytest")]

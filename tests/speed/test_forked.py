@@ -27,7 +27,7 @@ PARENTS = """
 import os
 import sys
 
-AHEAD = %r
+AHEAD = NAMES
 
 def pytest_configure(config):
     if hasattr(config, "workerinput"):
@@ -35,7 +35,7 @@ def pytest_configure(config):
                   "w") as file:
             file.write(open(f"/proc/{os.getppid()}/cmdline").read().replace("\\0", " "))
             file.write(" ahead" if all(name in sys.modules for name in AHEAD) else "")
-""" % (forked.COLLECTION_IMPORTS,)
+""".replace("NAMES", repr(forked.COLLECTION_IMPORTS))
 
 
 def _run(tmp_path: Path, fork: str, *extra: str) -> tuple[subprocess.CompletedProcess[str],

@@ -9,7 +9,8 @@ six per core, and no more than `--rate-limit` can keep busy. `--workers N` (or `
 tests are independent (boardcert.speed.in_flight), from IN_FLIGHT_FROM, decided again
 every ADAPT_EVERY exchanges where the run chose it. The thresholds come
 from forced worker counts and requests in flight side by side (benchmarks/critical_path.py
---latency L --workers N -- --in-flight M; the figures: docs/speed.md, "At commit 849bf2d");
+--latency L --workers N -- --in-flight M; the figures: docs/speed.md, "At commit 849bf2d"
+and, for the twelve, "At commit af95733");
 on a machine busy with other runs fewer workers do better (load 4.8, 100 ms: 4 workers 33.0
 s, 8 51.0 s): workers cost start-up CPU.
 """

@@ -12,7 +12,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import parallel  # noqa: E402
 
-STUB = '''import os, sys
+STUB = '''import os
 
 def main():
     here = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))

@@ -137,12 +137,13 @@ def start(config: Any) -> str | None:
     return None
 
 
-def missing_imports(names: Iterable[str] = COLLECTION_IMPORTS) -> list[str]:
-    """Those of `names` that this environment does not have (none imported: only found)."""
+def missing_imports(names: Iterable[str] | None = None) -> list[str]:
+    """Those of `names` (COLLECTION_IMPORTS, as it is now) that this environment does not
+    have (none imported: only found)."""
     import importlib.util
 
     missing = []
-    for name in names:
+    for name in COLLECTION_IMPORTS if names is None else names:
         try:
             found = importlib.util.find_spec(name) is not None
         except (ImportError, ValueError):

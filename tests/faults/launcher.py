@@ -11,10 +11,15 @@ What a run does (its arguments, plugins, tests, requests, reports) is the same;
 
 What the zygote imports it learns from the runs: each run's process says which modules it
 imported, and the zygote imports those before the next fork. Only libraries (modules of the
-standard library and site-packages), never a module that a run names as a pytest plugin or
-its package's (xdist, allure_pytest, schemathesis.pytest.plugin; boardcert's own and those
-of tests/ live elsewhere): pytest rewrites the asserts of those as it imports them and warns
-about one imported before it could.
+standard library and site-packages) and boardcert's own modules, never a module that a run
+names as a pytest plugin or its package's (xdist, allure_pytest,
+schemathesis.pytest.plugin), nor one that pytest rewrote (boardcert.pytest.plugin and the
+other plugins it names, boardcert.speed's modules; tests/ and the suites are not
+importable by the zygote anyway): pytest rewrites the asserts of those as it imports them
+and warns about one imported before it could. boardcert's other modules (its HTTP client,
+the board model, the checks, the reports: 0.18 s of CPU a run) are plain imports, the same
+in the zygote as in the run; none reads the environment or starts a thread as it is
+imported (the zygote checks the threads).
 
 A fork copies one thread only: the zygote has no other (it checks, after each import), and
 forks twice per run, so that the run's process exits as any process does (atexit handlers,
@@ -26,6 +31,7 @@ the runs' CPU time counts in the test process's (/usr/bin/time), as it did befor
 from __future__ import annotations
 
 import contextlib
+import importlib.machinery
 import importlib.metadata
 import json
 import os
@@ -57,6 +63,7 @@ class Launcher:
         self._socket = ""
         self._learned: set[str] = set()  # modules the runs imported
         self._taught: set[str] = set()  # those the zygote has been asked to import
+        self._rewritten: set[str] = set()  # modules whose asserts the runs' pytest rewrote
 
     def run(self, argv: list[str], env: dict[str, str], cwd: Path, output: Path,
             timeout: float) -> subprocess.CompletedProcess[str]:
@@ -67,8 +74,9 @@ class Launcher:
                 connection.connect(self._started(env, cwd))
                 preload = sorted(self._learned - self._taught)
                 self._taught |= self._learned
+                rewritten = sorted(self._rewritten)
             request = {"argv": argv, "env": env, "cwd": str(cwd), "output": str(output),
-                       "preload": preload}
+                       "preload": preload, "rewritten": rewritten}
             connection.sendall(json.dumps(request).encode() + b"\n")
             connection.settimeout(timeout)
             lines = connection.makefile("rb")
@@ -86,8 +94,10 @@ class Launcher:
         for answer in answers:
             word, _, value = answer.partition(b" ")
             if word == b"modules":
+                found = json.loads(value)
                 with self._lock:
-                    self._learned.update(json.loads(value))
+                    self._learned.update(found["plain"])
+                    self._rewritten.update(found["rewritten"])
             elif word == b"exit":
                 code = int(value)
         text = output.read_text(encoding="utf-8", errors="replace")
@@ -141,7 +151,7 @@ def _serve(path: str) -> tuple[dict[str, Any], socket.socket]:
             continue
         connection, _ = listener.accept()
         request = json.loads(connection.makefile("rb").readline())
-        _preload(request["preload"])
+        _preload(request["preload"], frozenset(request["rewritten"]))
         if os.fork() == 0:
             listener.close()
             run = os.fork()
@@ -156,10 +166,19 @@ def _serve(path: str) -> tuple[dict[str, Any], socket.socket]:
         connection.close()
 
 
-def _preload(names: list[str] | tuple[str, ...]) -> None:
+def _preload(names: list[str] | tuple[str, ...], rewritten: frozenset[str] = frozenset()) -> None:
+    """Imports each of `names`, unless it imports (itself or through others) a module that
+    pytest rewrites in a run (boardcert.properties.cases imports its package, a plugin that
+    boardcert.pytest.plugin names): then what it brought is taken out of sys.modules again,
+    for the run to import."""
     for name in names:
+        before = set(sys.modules)
         with contextlib.suppress(Exception):  # a run that needs it will say what failed
             __import__(name)
+        brought = set(sys.modules) - before
+        if brought & rewritten:
+            for taken in brought:
+                del sys.modules[taken]
         if threading.active_count() != 1:
             sys.exit(f"zygote: importing {name} started a thread; a fork would copy one only")
 
@@ -201,7 +220,9 @@ def _become(request: dict[str, Any], connection: socket.socket) -> None:
     try:
         runpy.run_module("pytest", run_name="__main__", alter_sys=True)
     finally:
-        learned = _libraries(set(sys.modules) - before, request["argv"])
+        imported = set(sys.modules) - before
+        learned = {"plain": _libraries(imported, request["argv"]),
+                   "rewritten": sorted(n for n in imported if _rewritten(sys.modules[n]))}
         connection.sendall(f"modules {json.dumps(learned)}\n".encode())
         connection.close()
 
@@ -212,16 +233,35 @@ def _libraries(names: set[str], argv: list[str]) -> list[str]:
     plugins = {argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "-p"}
     plugins |= {ep.value.split(":")[0]
                 for ep in importlib.metadata.entry_points(group="pytest11")}
-    places = tuple({sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib",
-                                                           "platlib")})
+    places = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib",
+                                                     "platlib")}
+    own = getattr(sys.modules.get("boardcert"), "__file__", None)
+    if own:  # boardcert's package, where an editable install leaves it (not site-packages)
+        places.add(os.path.dirname(own) + os.sep)
     found = []
     for name in sorted(names):
         module = sys.modules.get(name)
         path = getattr(module, "__file__", None)
-        if (path and path.startswith(places)
+        if (path and path.startswith(tuple(places)) and _plain(module)
                 and not any(name == p or name.startswith(p + ".") for p in plugins)):
             found.append(name)
     return found
+
+
+def _plain(module: Any) -> bool:
+    """Imported by Python's own loaders, not by pytest's (which rewrote its asserts)."""
+    return isinstance(_loader(module), (importlib.machinery.SourceFileLoader,
+                                        importlib.machinery.SourcelessFileLoader,
+                                        importlib.machinery.ExtensionFileLoader))
+
+
+def _rewritten(module: Any) -> bool:
+    """Imported by pytest's assertion-rewriting import hook."""
+    return type(_loader(module)).__name__ == "AssertionRewritingHook"
+
+
+def _loader(module: Any) -> Any:
+    return getattr(getattr(module, "__spec__", None), "loader", None)
 
 
 def main(path: str) -> None:

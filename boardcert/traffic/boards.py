@@ -8,6 +8,10 @@ the `name` their body sends, deletes of ops 4, 9, 14, 17), and compares the next
 sees with the model's words (boardcert.model.compare). Only what those writes addressed is held
 against the server, and another item reading as the new name of a rename: the rest of a board
 may change by other clients between two readings the proxy sees, and is learnt again instead.
+
+A reading is held only to the writes the server had answered before the reading went on to it
+(its `sent_at` after the write's `answered_at`), and to its own: a reading under way while a
+write was may show the board before it or after it, and leaves that write for the next one.
 """
 
 from __future__ import annotations
@@ -35,9 +39,10 @@ class Boards:
     def __init__(self) -> None:
         self.board = Board()
         self.vision = Vision()
-        # writes since the last reading: (act, new name or None); a delete stays until a
-        # reading other than its own answer has shown whether its item is gone
-        self.since: dict[str, list[tuple[Act, str | None]]] = {}
+        # writes since the last reading that was held to them: (act, new name or None, the
+        # write's exchange); a delete stays until a reading other than its own answer has
+        # shown whether its item is gone
+        self.since: dict[str, list[tuple[Act, str | None, Seen]]] = {}
 
     def judge(self, seen: Seen) -> list[Judgement]:
         op, status = seen.operation, seen.status
@@ -47,7 +52,7 @@ class Boards:
         if op == 3 and project_id in self.board.projects:
             project = self.board.projects[project_id]
             if not project.present:
-                return self._deleted(project_id, status, seen)
+                return self._deleted(project_id, seen)
         if not 200 <= status < 300:
             return []
         body = seen.answer if isinstance(seen.answer, dict) else None
@@ -57,7 +62,8 @@ class Boards:
             return []
         found = self._write(seen, op, project_id, body)
         if body is not None and spec.operation(op).response_schema == "Project":
-            found += self._read(project_id, body, "op 3" if op == 3 else f"op {op}'s answer")
+            found += self._read(project_id, body, "op 3" if op == 3 else f"op {op}'s answer",
+                                seen)
         return found
 
     def _write(self, seen: Seen, op: int, project_id: str, body: Any) -> list[Judgement]:
@@ -94,33 +100,35 @@ class Boards:
             self.since.pop(project_id, None)
             self.board.projects.pop(project_id, None)
             return []
-        self.since.setdefault(project_id, []).append((act, name))
+        self.since.setdefault(project_id, []).append((act, name, seen))
         if op == 16 and body is not None:
             sight = Sight("op 16's answer", None)
             card_sight(sight, body, project, str(_id(body)), [], False)
-            return self._compare(project_id, [sight], keep=True)
+            return self._compare(project_id, [sight], seen, keep=True)
         return []
 
-    def _read(self, project_id: str, body: dict[str, Any], label: str) -> list[Judgement]:
+    def _read(self, project_id: str, body: dict[str, Any], label: str, seen: Seen
+              ) -> list[Judgement]:
         """A Project the traffic shows: the writes since the last one judged on it, then the
         project learnt from it."""
         found = []
         if project_id in self.board.projects:
             sight = Sight(label, None)
             project_sight(sight, body, self.board.projects[project_id], self.board, False)
-            found = self._compare(project_id, [sight])
+            found = self._compare(project_id, [sight], seen)
         self._learn(project_id, body, label)
         return found
 
-    def _compare(self, project_id: str, sights: list[Sight], keep: bool = False
+    def _compare(self, project_id: str, sights: list[Sight], reading: Seen, keep: bool = False
                  ) -> list[Judgement]:
+        """The readings (of the exchange `reading`) against the writes it is held to."""
         writes = self.since.get(project_id, [])
+        held = [w for w in writes if _before(w[2], reading)]
         if not keep:  # a delete's own answer is not its next reading: it stays for that one
-            own = {s.label for s in sights}
-            self.since[project_id] = [(a, n) for a, n in writes
-                                      if a.op in DELETES and f"op {a.op}'s answer" in own]
+            self.since[project_id] = [w for w in writes if not _before(w[2], reading) or
+                                      w[0].op in DELETES and w[2] is reading]
         found = []
-        for act, name in writes:
+        for act, name, _ in held:
             wrong = [d for d in differences(self.board, sights, act, self.vision)
                      if d.requirement != OTHERS and _held(d.fact, act)
                      or d.fact[0] in NAMES and name is not None and d.seen == name]
@@ -139,12 +147,15 @@ class Boards:
                 found.append(Judgement(OTHERS, act.op, False))  # no other item took the name
         return found
 
-    def _deleted(self, project_id: str, status: int, seen: Seen) -> list[Judgement]:
-        """Operation 3 of a project the traffic saw deleted."""
+    def _deleted(self, project_id: str, seen: Seen) -> list[Judgement]:
+        """Operation 3 of a project the traffic saw deleted (once it is held to the delete,
+        the project is forgotten)."""
         sight = Sight("op 3", None)
-        sight.put(("project", project_id), 200 <= status < 300, [])
-        found = self._compare(project_id, [sight])
-        self.board.projects.pop(project_id, None)
+        sight.put(("project", project_id), 200 <= (seen.status or 0) < 300, [])
+        told = any(a.op == 4 and _before(w, seen) for a, _, w in self.since.get(project_id, []))
+        found = self._compare(project_id, [sight], seen)
+        if told:
+            self.board.projects.pop(project_id, None)
         return found
 
     def _learn(self, project_id: str, body: dict[str, Any], label: str) -> None:
@@ -163,22 +174,41 @@ class Boards:
         sight = Sight(label, None)
         project_sight(sight, body, project, self.board, False)
         self.vision.update(self.board, [sight])
-        for act, _ in self.since.get(project_id, []):
-            _gone(project, act)  # a delete waiting for its next reading: gone in the model
+        for act, name, _ in self.since.get(project_id, []):
+            _again(project, act, name)  # a write waiting for its next reading: made again
 
 
-def _gone(project: Project, act: Act) -> None:
-    """What a delete took away, taken away again from a project learnt anew."""
+def _again(project: Project, act: Act, name: str | None) -> None:
+    """A write, made again on a project learnt anew: what a delete took away, a rename's
+    name (a reading under way as the write was may show the board before it)."""
     for fact in act.addressed:
-        if fact[0] == "row":
+        kind = fact[0]
+        if kind == "project-name":
+            project.name = name
+        elif kind == "row-name":
+            for row in project.rows:
+                row.name = name if row.id == fact[2] else row.name
+        elif kind == "column-name":
+            for row in project.rows:
+                for column in row.columns:
+                    column.name = name if column.id == fact[2] else column.name
+        elif kind == "card-name" and fact[2] in project.cards:
+            project.cards[fact[2]].name = name
+        elif kind == "row":
             project.rows = [r for r in project.rows if r.id != fact[2]]
             project.gone_rows.append(fact[2])
-        elif fact[0] == "column":
+        elif kind == "column":
             for row in project.rows:
                 row.columns = [c for c in row.columns if c.id != fact[3]]
             project.gone_columns[fact[3]] = fact[2]
-        elif fact[0] == "card":
+        elif kind == "card":
             project.cards.setdefault(fact[2], Card(fact[2], OPEN, None)).present = False
+
+
+def _before(write: Seen, reading: Seen) -> bool:
+    """Whether `reading` must show `write`: it is the write's own exchange, or it went on to
+    the server after the server had answered the write."""
+    return write is reading or write.answered_at <= reading.sent_at
 
 
 def _held(fact: tuple, act: Act) -> bool:

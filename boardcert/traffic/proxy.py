@@ -58,7 +58,7 @@ class Proxy:
         read, body = await read_ahead(receive)
         headers = decoded(scope["headers"])
         seen = Seen(scope["method"], target(scope), query(scope), headers, body)
-        started = time.perf_counter()
+        started = seen.sent_at = time.perf_counter()
         try:
             await self._forward(scope, read, receive, send, seen)
         except UpstreamError as exc:
@@ -85,6 +85,7 @@ class Proxy:
         kept = [(n, v) for n, v in answer.headers
                 if n.decode("latin-1").lower() not in ANSWER_HOP_BY_HOP]
         seen.status, seen.response_headers = answer.status, decoded(kept)
+        seen.answered_at = time.perf_counter()
         await send({"type": "http.response.start", "status": answer.status, "headers": kept})
         kept_body = bytearray()
         try:

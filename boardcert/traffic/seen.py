@@ -38,6 +38,11 @@ class Seen:
     response_body: bytes = b""  # as it came (compressed, if it was)
     elapsed: float = 0.0  # seconds the server took
     error: str | None = None
+    # time.perf_counter() as the request went on to the server, and as its answer's status
+    # came back: a reading sent on after a write was answered must show that write
+    # (boardcert.traffic.boards); one under way meanwhile may show either board
+    sent_at: float = 0.0
+    answered_at: float = 0.0
 
     def header(self, name: str) -> str | None:
         """A request header (the first of that name), or None."""

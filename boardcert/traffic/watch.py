@@ -31,6 +31,7 @@ class Watch:
         answer = bytearray()
         status: list[int] = []
         headers: list[tuple[str, str]] = []
+        answered: list[float] = []  # when the status went out
 
         async def tap() -> Message:
             return read.pop(0) if read else await receive()
@@ -38,6 +39,7 @@ class Watch:
         async def tell(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status.append(message["status"])
+                answered.append(time.perf_counter())
                 headers.extend(decoded(message.get("headers", ())))
             elif message["type"] == "http.response.body" and len(answer) <= MAX_PARSED:
                 answer.extend(message.get("body", b"")[:MAX_PARSED + 1 - len(answer)])
@@ -51,7 +53,8 @@ class Watch:
                            decoded(scope.get("headers", ())), request,
                            status[0] if status else None, headers, bytes(answer),
                            time.perf_counter() - started,
-                           None if status else "the server sent no answer"))
+                           None if status else "the server sent no answer",
+                           sent_at=started, answered_at=answered[0] if answered else 0.0))
 
 
 async def read_ahead(receive: Any) -> tuple[list[Message], bytes]:

@@ -5,6 +5,7 @@ reading, a project still answered after its delete; and nothing against the bund
 from __future__ import annotations
 
 import contextlib
+import json
 
 import pytest
 from faults import FAULTS
@@ -13,6 +14,8 @@ from faults.edits import on, read_project, send
 from faults.variant import fault
 from hostile.servers import Servers
 
+from boardcert.traffic.boards import Boards
+from boardcert.traffic.seen import Seen
 from traffic import clients
 from traffic.running import KEY, proxied, reference, write
 
@@ -91,3 +94,40 @@ def test_a_catalogue_fault_of_the_board_is_told_by_the_model(name, requirement, 
     assert found[requirement]["status"] == "failed", found[requirement]["message"]
     others = [i for i in MODELLED if i != requirement and found[i]["status"] == "failed"]
     assert others == [], {i: found[i]["message"] for i in others}
+
+
+def _project(*rows: str) -> bytes:
+    return json.dumps({"id": "p1", "name": "board", "createdAt": "2026-01-01T00:00:00Z",
+                       "rows": [{"id": r, "name": f"row {r}", "columns": []} for r in rows],
+                       "cards": [], "plugins": []}).encode()
+
+
+def _seen(method: str, path: str, answer: bytes, sent_at: float, answered_at: float,
+          body: bytes = b"") -> Seen:
+    return Seen(method, path, "", [("content-type", "application/json")], body, 200,
+                [("content-type", "application/json")], answer, 0.0,
+                sent_at=sent_at, answered_at=answered_at)
+
+
+@pytest.mark.parametrize("sent_at, told", [(2.5, False), (3.5, True)])
+def test_a_reading_is_held_only_to_the_writes_answered_before_it_was_sent(sent_at, told):
+    """Op 8 sent while op 9 deleted row r2 (sent at 2.5, the delete answered at 3) may show
+    r2 still: no judgement, the delete waits for the next reading, which must not show it.
+    Sent after the delete was answered (3.5), the same answer fails ROW-DELETE-GONE."""
+    boards = Boards()
+    assert boards.judge(_seen("GET", "/projects/p1", _project("r1", "r2"), 0, 1)) == []
+    delete = _seen("DELETE", "/projects/p1/rows/r2", _project("r1"), 2, 3)
+    assert not any(j.failed for j in boards.judge(delete))
+    order = _seen("PATCH", "/projects/p1/order-rows", _project("r2", "r1"), sent_at, 4,
+                  json.dumps({"ids": ["r2", "r1"]}).encode())
+    failed = [j.requirement for j in boards.judge(order) if j.failed]
+    assert failed == (["ROW-DELETE-GONE"] if told else [])
+    if not told:  # the next reading is held to the delete
+        again = _seen("GET", "/projects/p1", _project("r2", "r1"), 5, 6)
+        assert [j.requirement for j in boards.judge(again) if j.failed] == ["ROW-DELETE-GONE"]
+        gone = Boards()
+        for seen in (_seen("GET", "/projects/p1", _project("r1", "r2"), 0, 1), delete, order):
+            gone.judge(seen)
+        judged = gone.judge(_seen("GET", "/projects/p1", _project("r1"), 5, 6))
+        assert [j.requirement for j in judged] == ["ROW-DELETE-GONE"]
+        assert not judged[0].failed

@@ -11,23 +11,43 @@ import time
 from pathlib import Path
 
 import pytest
-from faults import FAULTS, certify, harness
+from faults import CONFORMANT, FAULTS, certify, harness
+from faults import launcher as launcher_module
 from faults.harness import outcomes
 from faults.launcher import Launcher
 
 # Faults of property tests (failing, shrunk), of keyless batches (85 tests) and of boards
-# built ahead; the later ones forked after the zygote learned the first run's imports.
+# built ahead; the later ones forked after the zygote learned the first runs' imports.
 SERVERS = ["card-id-integer", "auth-open-op4", "column-rename-not-saved"]
+# Taught first: a run with a plugin of boardcert's own tests, which imports boardcert's
+# (boardcert.pytest.target) before pytest's loading of boardcert's plugins would rewrite them.
+TEACHER = ("-k", "test_auth", "-p", "faults.exchanges")
+REFERENCE = next(v for v in CONFORMANT if v.name == "reference")
 
 
-def test_a_forked_run_gets_what_a_run_of_its_own_gets(tmp_path, monkeypatch):
+@pytest.fixture
+def launcher(monkeypatch: pytest.MonkeyPatch) -> Launcher:
+    """A zygote of the test's own, which has learned nothing from other tests' runs."""
+    fresh = Launcher()
+    monkeypatch.setattr(harness, "LAUNCHER", fresh)
+    yield fresh
+    fresh.close()
+
+
+def test_a_forked_run_gets_what_a_run_of_its_own_gets(tmp_path, monkeypatch, launcher):
     """Each fault certified forked and as a process of its own: the same verdict, statuses
     and outcomes, the fault flagged; no PytestAssertRewriteWarning (a plugin module imported
-    ahead) in a forked run's output."""
+    ahead) in a forked run's output, whatever the runs before it imported."""
     variants = {v.name: v for v in FAULTS}
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [
+        str(harness.TESTS), os.environ.get("PYTHONPATH")])))
     results = {}
     for way in ("fork", "own"):
         monkeypatch.setattr(harness, "FORKS", way == "fork")
+        taught = tmp_path / f"teacher-{way}"
+        taught.mkdir()
+        teacher = certify(REFERENCE, taught, select="", extra=TEACHER)
+        assert teacher.statuses and not teacher.failed(), teacher.summary()
         for name in SERVERS:
             directory = tmp_path / f"{name}-{way}"
             directory.mkdir()
@@ -38,8 +58,10 @@ def test_a_forked_run_gets_what_a_run_of_its_own_gets(tmp_path, monkeypatch):
             fork.summary()
         assert outcomes(forked / "report") == outcomes(alone / "report")
         assert variants[name].requirement in own.failed(), own.summary()
-        output = (forked / "output.txt").read_text(encoding="utf-8")
-        assert "RewriteWarning" not in output and "already imported" not in output, output
+    warned = {d.name: [line for line in (d / "output.txt").read_text("utf-8").splitlines()
+                       if "RewriteWarning" in line or "already imported" in line]
+              for d in tmp_path.glob("*-fork")}
+    assert {name: lines for name, lines in warned.items() if lines} == {}
 
 
 def test_a_run_past_its_time_is_killed_with_its_children(tmp_path):
@@ -89,3 +111,17 @@ def test_a_closed_launcher_starts_its_zygote_again(tmp_path):
         launcher.close()
     assert [run.returncode for run in runs] == [0, 0], [run.stdout for run in runs]
     assert all("1 passed" in run.stdout for run in runs)
+
+
+def test_a_plugin_named_by_pytest_plugins_is_never_taught():
+    """boardcert.pytest.plugin names boardcert.pytest.target in its pytest_plugins: a run that
+    saw target imported plain (a plugin of its own imported it first) does not teach the
+    zygote to import it, and says it is one pytest rewrites."""
+    import boardcert.pytest.plugin  # noqa: F401 - its pytest_plugins is what is read
+    import boardcert.pytest.target  # noqa: F401
+
+    plugins = launcher_module._plugins(["-p", "xdist", "-p", "no:cacheprovider"])
+    assert {"boardcert.pytest.target", "boardcert.speed", "xdist"} <= plugins
+    assert "no:cacheprovider" not in plugins and "cacheprovider" not in plugins
+    assert launcher_module._libraries({"boardcert.pytest.target", "boardcert.pytest.stash"},
+                                      plugins) == ["boardcert.pytest.stash"]

@@ -13,8 +13,6 @@ from typing import Any
 import httpx
 import pytest
 
-from boardcert.pytest.target import exchanges_of
-
 FILE = "exchanges.jsonl"
 _SENT = [0]
 _LOCK = threading.Lock()
@@ -41,6 +39,10 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     directory = item.config.option.report_dir
     if not directory:
         return
+    # imported here, not as this plugin is (with -p, before boardcert's plugins): pytest
+    # rewrites boardcert.pytest.target, a plugin, only if nothing imported it before
+    from boardcert.pytest.target import exchanges_of
+
     Path(directory).mkdir(parents=True, exist_ok=True)
     shown = [[e.method, "/" + e.url.split("/", 3)[-1], key_sent(e.request_headers), e.status]
              for e in exchanges_of(item)]

@@ -12,14 +12,16 @@ What a run does (its arguments, plugins, tests, requests, reports) is the same;
 What the zygote imports it learns from the runs: each run's process says which modules it
 imported, and the zygote imports those before the next fork. Only libraries (modules of the
 standard library and site-packages) and boardcert's own modules, never a module that a run
-names as a pytest plugin or its package's (xdist, allure_pytest,
-schemathesis.pytest.plugin), nor one that pytest rewrote (boardcert.pytest.plugin and the
-other plugins it names, boardcert.speed's modules; tests/ and the suites are not
+names as a pytest plugin or its package's (xdist, allure_pytest, schemathesis.pytest.plugin,
+and those a module's `pytest_plugins` names: a run whose own plugin imported one of them
+before pytest loaded it saw it plain), nor one that pytest rewrote (boardcert.pytest.plugin
+and the other plugins it names, boardcert.speed's modules; tests/ and the suites are not
 importable by the zygote anyway): pytest rewrites the asserts of those as it imports them
 and warns about one imported before it could. boardcert's other modules (its HTTP client,
 the board model, the checks, the reports: 0.18 s of CPU a run) are plain imports, the same
-in the zygote as in the run; none reads the environment or starts a thread as it is
-imported (the zygote checks the threads).
+in the zygote as in the run; none reads the environment or starts a thread as it is imported
+(the zygote checks the threads). Should a run still find rewritten a module the zygote was
+taught, the zygote is started anew for the next run.
 
 A fork copies one thread only: the zygote has no other (it checks, after each import), and
 forks twice per run, so that the run's process exits as any process does (atexit handlers,
@@ -96,8 +98,11 @@ class Launcher:
             if word == b"modules":
                 found = json.loads(value)
                 with self._lock:
-                    self._learned.update(found["plain"])
                     self._rewritten.update(found["rewritten"])
+                    self._learned.update(found["plain"])
+                    self._learned -= self._rewritten
+                    if self._taught & self._rewritten:  # imported ahead by mistake: anew
+                        self._stop()
             elif word == b"exit":
                 code = int(value)
         text = output.read_text(encoding="utf-8", errors="replace")
@@ -122,15 +127,18 @@ class Launcher:
     def close(self) -> None:
         """The zygote leaves when its stdin closes, once the runs under way have ended."""
         with self._lock:
-            if self._zygote is not None:
-                assert self._zygote.stdin is not None
-                self._zygote.stdin.close()
-                try:
-                    self._zygote.wait(60)
-                except subprocess.TimeoutExpired:
-                    self._zygote.kill()
-                    self._zygote.wait()
-                self._zygote = None
+            self._stop()
+
+    def _stop(self) -> None:
+        if self._zygote is not None:
+            assert self._zygote.stdin is not None
+            self._zygote.stdin.close()
+            try:
+                self._zygote.wait(60)
+            except subprocess.TimeoutExpired:
+                self._zygote.kill()
+                self._zygote.wait()
+            self._zygote = None
 
 
 def _serve(path: str) -> tuple[dict[str, Any], socket.socket]:
@@ -221,18 +229,37 @@ def _become(request: dict[str, Any], connection: socket.socket) -> None:
         runpy.run_module("pytest", run_name="__main__", alter_sys=True)
     finally:
         imported = set(sys.modules) - before
-        learned = {"plain": _libraries(imported, request["argv"]),
-                   "rewritten": sorted(n for n in imported if _rewritten(sys.modules[n]))}
+        plugins = _plugins(request["argv"])
+        learned = {"plain": _libraries(imported, plugins),
+                   "rewritten": sorted(n for n in sys.modules if _rewritten(sys.modules[n])
+                                       or _within(n, plugins))}
         connection.sendall(f"modules {json.dumps(learned)}\n".encode())
         connection.close()
 
 
-def _libraries(names: set[str], argv: list[str]) -> list[str]:
-    """The modules of `names` that live in the standard library or site-packages and are
-    not (in) a pytest plugin: one named with -p in `argv`, or an entry point's."""
+def _plugins(argv: list[str]) -> set[str]:
+    """The plugins whose modules (and their packages' modules) pytest rewrites: those named
+    with -p in `argv`, those an entry point names, those the run's modules name in their
+    `pytest_plugins` (boardcert.pytest.plugin's: imported ahead of it, one is not rewritten,
+    and pytest warns)."""
     plugins = {argv[i + 1] for i, arg in enumerate(argv[:-1]) if arg == "-p"}
     plugins |= {ep.value.split(":")[0]
                 for ep in importlib.metadata.entry_points(group="pytest11")}
+    for module in list(sys.modules.values()):
+        named = getattr(module, "pytest_plugins", ())
+        plugins |= {named} if isinstance(named, str) else set(named) \
+            if isinstance(named, list | tuple) and all(isinstance(n, str) for n in named) \
+            else set()
+    return {p for p in plugins if not p.startswith("no:")}
+
+
+def _within(name: str, plugins: set[str]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in plugins)
+
+
+def _libraries(names: set[str], plugins: set[str]) -> list[str]:
+    """The modules of `names` that live in the standard library or site-packages (or
+    boardcert's package) and are not (in) one of `plugins`."""
     places = {sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib",
                                                      "platlib")}
     own = getattr(sys.modules.get("boardcert"), "__file__", None)
@@ -242,8 +269,8 @@ def _libraries(names: set[str], argv: list[str]) -> list[str]:
     for name in sorted(names):
         module = sys.modules.get(name)
         path = getattr(module, "__file__", None)
-        if (path and path.startswith(tuple(places)) and _plain(module)
-                and not any(name == p or name.startswith(p + ".") for p in plugins)):
+        if path and path.startswith(tuple(places)) and _plain(module) \
+                and not _within(name, plugins):
             found.append(name)
     return found
 

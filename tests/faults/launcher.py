@@ -247,9 +247,9 @@ def _plugins(argv: list[str]) -> set[str]:
                 for ep in importlib.metadata.entry_points(group="pytest11")}
     for module in list(sys.modules.values()):
         named = getattr(module, "pytest_plugins", ())
-        plugins |= {named} if isinstance(named, str) else set(named) \
-            if isinstance(named, list | tuple) and all(isinstance(n, str) for n in named) \
-            else set()
+        named = [named] if isinstance(named, str) else named
+        if isinstance(named, list | tuple):
+            plugins |= {n for n in named if isinstance(n, str)}
     return {p for p in plugins if not p.startswith("no:")}
 
 

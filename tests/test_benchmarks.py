@@ -32,3 +32,25 @@ def test_a_run_of_another_checkout_runs_that_checkouts_boardcert(tmp_path):
     _, _, verdict = parallel.boardcert_run("http://127.0.0.1:9", "key", tmp_path / "out",
                                            checkout=other)
     assert verdict == f"STUB from {other}", verdict
+
+
+def test_the_test_command_benchmark_times_what_the_readme_gives_and_sums_by_module():
+    """benchmarks/test_command.py splits the README's block into its install and its pytest
+    command (the one CI runs), sums --durations by module and tells the census's processes
+    apart."""
+    import test_command
+
+    install, test = test_command.commands((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert install.startswith("python3 -m venv .venv") and "pip install" in install
+    assert test.startswith(".venv/bin/pytest ") and "pytest" not in install
+    durations = ("3.50s call     tests/a/test_x.py::test_one[p]\n"
+                 "1.25s setup    tests/a/test_x.py::test_two@group\n"
+                 "4.00s teardown tests/test_y.py::test_three\n")
+    assert test_command.slowest(durations) == [("tests/a/test_x.py", 4.8),
+                                               ("tests/test_y.py", 4.0)]
+    kinds = [test_command.kind(argv) for argv in (
+        ["-m", "/c/suites", "-q"], ["-m", "/c/suites/test_cards.py", "-q"],
+        ["/c/tests/faults/launcher.py"], ["-c"], ["/v/bin/boardcert", "run", "--base-url"])]
+    assert kinds == ["certifications, the whole suite", "certifications, some modules",
+                     "the certifications' zygote (tests/faults/launcher.py)",
+                     "pytest-xdist workers (python -c)", "boardcert run, its workers and forks"]

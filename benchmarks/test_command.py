@@ -7,12 +7,14 @@ Clones REV (default: HEAD) into a scratch directory and runs there what README.m
 newcomer (the block after `<!-- test-command -->`, as .ci/run takes it): the install, timed,
 then the test command with `--durations=0`, timed, with a census of the Python processes it
 starts (a .pth file in the clone's own venv, after the install: each of its processes writes
-its arguments and CPU seconds as it exits; a fork writes its own). Prints the install's and
-the tests' wall seconds against the target, the CPU the tests used, the ten test modules whose
-tests took longest (summed durations, as `--durations` reports them) and the CPU by kind of
-process. `--against REV` does the same for another revision right after, and prints the
-ratios (its time over this one's). Processes of other venvs (the ones the tests make) and
-other programs are not in the census: their CPU is the rest of the total.
+its arguments and CPU seconds as it exits, a fork its own; the variable naming the census
+file starts with neither BOARDCERT_ nor PYTEST_, which the tests' harness leaves out of the
+runs it starts). Prints the install's and the tests' wall seconds against the target, the
+CPU the tests used, the ten test modules whose tests took longest (summed durations, as
+`--durations` reports them) and the CPU by kind of process. `--against REV` does the same
+for another revision right after, and prints the ratios (its time over this one's).
+Processes of other venvs (the ones the tests make) and other programs are not in the
+census: their CPU is the rest of the total.
 A measurement, not a test: quote it with the load average it prints.
 """
 
@@ -36,8 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET = 6 * 60.0  # seconds, the install included (issue 33)
 DURATION = re.compile(r"^([\d.]+)s (?:setup|call|teardown)\s+([^:\s]+)::", re.MULTILINE)
 CENSUS = '''import atexit, json, os, sys
-if os.environ.get("BOARDCERT_CENSUS"):
-    def _census(path=os.environ["BOARDCERT_CENSUS"]):
+if os.environ.get("CENSUS_OF_PROCESSES"):
+    def _census(path=os.environ["CENSUS_OF_PROCESSES"]):
         t = os.times()
         try:
             with open(path, "a") as f:
@@ -121,8 +123,12 @@ def measure(rev: str, scratch: Path) -> Measured:
            if not k.startswith(("BOARDCERT_", "PYTEST_", "VIRTUAL_ENV"))}
     found = Measured(rev)
     started = time.perf_counter()
-    subprocess.run(["bash", "-euo", "pipefail", "-c", install], cwd=clone, env=env, check=True)
+    installed = subprocess.run(["bash", "-euo", "pipefail", "-c", install], cwd=clone, env=env,
+                               capture_output=True, text=True)
     found.install = time.perf_counter() - started
+    if installed.returncode:
+        sys.exit(f"{rev}: the install failed (exit {installed.returncode}):\n"
+                 f"{installed.stdout[-3000:]}{installed.stderr[-3000:]}")
     site = subprocess.run([str(clone / ".venv/bin/python"), "-c",
                            "import sysconfig; print(sysconfig.get_path('purelib'))"],
                           capture_output=True, text=True, check=True).stdout.strip()
@@ -132,7 +138,7 @@ def measure(rev: str, scratch: Path) -> Measured:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", test + " --durations=0"], cwd=clone,
-                          env={**env, "BOARDCERT_CENSUS": str(counted)}, capture_output=True,
+                          env={**env, "CENSUS_OF_PROCESSES": str(counted)}, capture_output=True,
                           text=True)
     found.tests = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -90,6 +90,11 @@ class Client:
     # What each request passes through on its way (a pytest-xdist worker's: it waits while
     # another worker has the server to itself, boardcert.pytest.quiet); None: nothing.
     gate: Callable[[], AbstractContextManager[Any]] | None = None
+    # The transport a client given none makes for itself: None, httpx's own; set by the speed
+    # plugin, boardcert.speed.lean_http's (http.client for http://, httpx's own for https://).
+    # (It may make none: httpx's own, then.)
+    make_transport: Callable[[httpx.Limits, ssl.SSLContext], httpx.BaseTransport | None] | \
+        None = None
 
     def __init__(self, target: Target, transport: httpx.BaseTransport | None = None) -> None:
         self.target = target
@@ -100,12 +105,15 @@ class Client:
         # The httpx.Client sets up what a request goes through (the connection pool and its
         # limits, or the transport given; proxies from the environment; the base URL, default
         # headers and timeout) and closes it; requests go to its transport directly (`_build`).
+        limits = httpx.Limits(max_keepalive_connections=8, max_connections=8)
+        if transport is None and self.make_transport is not None:
+            transport = self.make_transport(limits, _tls())
         self._http = httpx.Client(
             base_url=target.base_url,
             timeout=target.timeout,
             follow_redirects=False,
             transport=transport,
-            limits=httpx.Limits(max_keepalive_connections=8, max_connections=8),
+            limits=limits,
             verify=_tls(),
         )
         self._timeout = self._http.timeout.as_dict()

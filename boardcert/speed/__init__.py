@@ -78,6 +78,13 @@ def pytest_configure(config: pytest.Config) -> None:
         before = Client.__dict__["dispatch"]  # restored as the session ends (pytester's too)
         Client.dispatch = staticmethod(patches.send_direct)
         config.add_cleanup(lambda: setattr(Client, "dispatch", before))
+    if "lean http transport" not in off:
+        from boardcert.http.client import Client
+        from boardcert.speed.lean_http import make_transport
+
+        made = Client.__dict__["make_transport"]
+        Client.make_transport = staticmethod(make_transport)
+        config.add_cleanup(lambda: setattr(Client, "make_transport", made))
     config.stash[TOGETHER] = SideBySide(config)
     if roles.is_worker(config):
         from boardcert.speed import shared_discovery

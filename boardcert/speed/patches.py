@@ -164,6 +164,21 @@ def send_direct(client: Any, request: Any) -> Any:
     return client._transport_for_url(request.url).handle_request(request)
 
 
+def lean_transport() -> str | None:
+    """boardcert.speed.lean_http stands in for httpx's transport on http:// targets: what it
+    uses of httpx (a transport, a byte stream, the Response built from them) and of http.client
+    (a response read in chunks, its headers, whether it closes) is public; checked here all
+    the same, so that a change says so instead of failing requests."""
+    import http.client
+
+    import httpx
+
+    return _first(_attributes(httpx, "BaseTransport", "SyncByteStream", "HTTPTransport"),
+                  _attributes(http.client.HTTPResponse, "read1", "getheaders", "isclosed"),
+                  _attributes(http.client.HTTPConnection, "putrequest", "putheader",
+                              "endheaders", "getresponse"))
+
+
 def httpx_command_line() -> str | None:
     """httpx imports its command-line client (click, rich, pygments: 1% of a quick run) unless
     that import fails: boardcert.__init__ makes it fail (sys.modules entry None)."""
@@ -301,6 +316,7 @@ PATCHES = (
     Patch("hypothesis shrinking time", "hypothesis", shrinking_time),
     Patch("hypothesis lambda descriptions", "hypothesis", lambda_descriptions),
     Patch("httpx direct transport", "httpx", direct_transport),
+    Patch("lean http transport", "httpx", lean_transport),
     Patch("httpx command-line client left out", "httpx", httpx_command_line),
     Patch("allure writer", "allure-python-commons", allure_writer),
     Patch("allure listener", "allure-pytest", allure_listener),

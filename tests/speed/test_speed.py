@@ -6,6 +6,7 @@ whose internal is gone stays off and says so in the console's header and the run
 from __future__ import annotations
 
 import ast
+import http.client
 import json
 import os
 import subprocess
@@ -63,6 +64,8 @@ def _breaks(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delattr(engine, "MAX_SHRINKING_SECONDS")
     elif name == "httpx direct transport":
         monkeypatch.delattr(httpx.Client, "_transport_for_url")
+    elif name == "lean http transport":
+        monkeypatch.delattr(http.client.HTTPResponse, "getheaders")
     elif name == "httpx command-line client left out":
         monkeypatch.setitem(sys.modules, "httpx._main", sys.modules["httpx"])
     elif name == "allure writer":

@@ -29,6 +29,25 @@ httpx.HTTPTransport.handle_request = _counted  # type: ignore[method-assign]
 STARTED = pytest.StashKey[int]()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The speed plugin's transport counted too (its http:// requests never reach httpx's;
+    imported here, not as this plugin is: see pytest_runtest_teardown)."""
+    from boardcert.speed.lean_http import LeanTransport
+
+    send = LeanTransport.handle_request
+    if getattr(send, "counted", False):
+        return
+
+    def counted(self: LeanTransport, request: httpx.Request) -> httpx.Response:
+        if request.url.scheme == "http":  # https goes on to httpx's, counted there
+            with _LOCK:
+                _SENT[0] += 1
+        return send(self, request)
+
+    counted.counted = True  # type: ignore[attr-defined]
+    LeanTransport.handle_request = counted  # type: ignore[method-assign]
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     item.stash[STARTED] = _SENT[0]

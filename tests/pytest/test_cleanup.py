@@ -171,6 +171,7 @@ def test_plan_without_base_url_starts_no_reference_server(pytester, monkeypatch)
     import httpx
 
     import boardcert.reference.server
+    from boardcert.speed.lean_http import LeanTransport
 
     def tripped(*args, **kwargs):
         raise AssertionError("--plan must not start a server or send a request")
@@ -178,6 +179,7 @@ def test_plan_without_base_url_starts_no_reference_server(pytester, monkeypatch)
     monkeypatch.setattr(boardcert.reference.server, "start", tripped)
     monkeypatch.setattr(httpx.Client, "send", tripped)
     monkeypatch.setattr(httpx.HTTPTransport, "handle_request", tripped)  # boardcert.http.client's
+    monkeypatch.setattr(LeanTransport, "handle_request", tripped)  # and the speed plugin's
     result = pytester.runpytest_inprocess(
         "-p", "boardcert.pytest.plugin", "-p", "no:cacheprovider", "--rootdir", str(ROOT), "--plan",
         *MODULES)

@@ -1,7 +1,7 @@
 """CPU a request costs the client, through httpx's own transport (httpcore, h11) and through
 the speed plugin's (boardcert.speed.lean_http: http.client), against the reference server in
 a process of its own: the same boardcert Client, GET /users/me and PATCH with a body, in
-rounds side by side.
+rounds side by side (sent as the speed plugin sends them: straight to the transport).
 
     python benchmarks/lean_http.py [--requests 2000] [--rounds 3]
 
@@ -24,12 +24,15 @@ sys.path.insert(0, str(ROOT))  # run from a checkout
 from boardcert.http.client import Client  # noqa: E402
 from boardcert.reference.server import start  # noqa: E402
 from boardcert.settings.config import Target, load_profile  # noqa: E402
-from boardcert.speed import lean_http  # noqa: E402
+from boardcert.speed import lean_http, patches  # noqa: E402
 
 
 def per_request(base_url: str, key: str, lean: bool, requests: int) -> tuple[float, float]:
-    """Milliseconds of this process's CPU and of wall time a request, one way."""
+    """Milliseconds of this process's CPU and of wall time a request, one way (each request
+    straight to the transport, as under the speed plugin, where its check allows)."""
     Client.make_transport = staticmethod(lean_http.make_transport) if lean else None
+    if patches.direct_transport() is None:
+        Client.dispatch = staticmethod(patches.send_direct)
     client = Client(Target(base_url, key, load_profile()))
     try:
         for _ in range(20):  # the connection made, the paths parsed

@@ -1,12 +1,13 @@
 """HTTP/1.1 for http:// targets over the standard library's http.client (speed plugin).
 
-httpx's own transport (httpcore and h11) costs about 0.38 ms of CPU a request against the
-bundled server, http.client 0.14 ms: with some 2,300 requests in a quick run, half a second
-of its CPU (benchmarks/lean_http.py). This is an httpx transport (httpx's public
-`BaseTransport`), so that everything above it is httpx's as before: the requests it is given
-are the ones httpx builds (headers, Host, Content-Length), the Response is httpx's and so is
-its decoding of the body (gzip, deflate, brotli where installed); proxies from the
-environment are httpx's too (a proxied URL goes to httpx's proxy transport, never here).
+httpx's own transport (httpcore and h11) is much of what a request costs the client: through
+boardcert's client, against the bundled server, 0.47 ms of CPU a request with httpx's and
+0.37 ms with this one (`python benchmarks/lean_http.py`; a quick run makes some 2,300).
+This is an httpx transport (httpx's public `BaseTransport`), so that everything above it is
+httpx's as before: the requests it is given are the ones httpx builds (headers, Host,
+Content-Length), the Response is httpx's and so is its decoding of the body (gzip, deflate,
+brotli where installed); so are proxies from the environment (where one is set, the client
+keeps httpx's own transport: `make_transport`).
 What it does in httpcore's place, as httpcore does it:
 
 - up to `limit` idle connections per host kept alive; one whose server closed it meanwhile

@@ -9,12 +9,13 @@ from __future__ import annotations
 import gzip
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hostile import apps, raw
-from hostile.servers import Servers
+from hostile.servers import Servers, read_request
 
 from boardcert.errors import ExchangeError
 from boardcert.http.client import Client
@@ -111,24 +112,31 @@ class _Counted:
     def __init__(self) -> None:
         self.connections = 0
         self.open: list[socket.socket] = []
+        self.ended = threading.Semaphore(0)  # released as each connection's handler returns
 
     def __call__(self, conn: socket.socket, request: bytes, stopping: threading.Event) -> None:
         self.connections += 1
         self.open.append(conn)
-        from hostile.servers import read_request
-
-        while True:
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
-            try:
-                if not read_request(conn):
+        try:
+            while True:
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+                try:
+                    if not read_request(conn):
+                        return
+                except OSError:
                     return
-            except OSError:
-                return
+        finally:
+            self.ended.release()
 
     def close_idle(self) -> None:
+        """Every connection closed by the server, and the client's side told (its handler has
+        seen the close; the FIN is on its way: a moment more for it to arrive)."""
         for conn in self.open:
             conn.shutdown(socket.SHUT_RDWR)
+        for _ in self.open:
+            assert self.ended.acquire(timeout=5)
         self.open.clear()
+        time.sleep(0.05)
 
 
 def test_one_connection_serves_many_requests_and_a_closed_one_is_never_reused(

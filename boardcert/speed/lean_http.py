@@ -14,6 +14,7 @@ What it does in httpcore's place, as httpcore does it:
   (readable while idle) is dropped, not reused; one whose response was not read to its end,
   or that the server said it closes, is closed;
 - the timeouts of the request (connect; write while sending; read for each read);
+- informational answers (1xx but 101) passed over to the final one;
 - failures as httpx's: ConnectTimeout and ConnectError while connecting, WriteTimeout and
   WriteError while sending, ReadTimeout and ReadError while reading, RemoteProtocolError for
   an answer that is not HTTP, ends early or comes with no answer at all.
@@ -111,6 +112,7 @@ class LeanTransport(httpx.BaseTransport):
     def _connect(self, where: tuple[str, int], timeout: float | None
                  ) -> http.client.HTTPConnection:
         connection = http.client.HTTPConnection(where[0], where[1], timeout=timeout)
+        connection.response_class = _Final
         try:
             connection.connect()
         except TimeoutError as exc:
@@ -130,6 +132,19 @@ class LeanTransport(httpx.BaseTransport):
                 idle.append(connection)
                 return
         connection.close()
+
+
+class _Final(http.client.HTTPResponse):
+    """The final answer, past any informational one (103 Early Hints, 102 Processing): httpcore
+    skips them all (but 101), where http.client skips only 100 Continue."""
+
+    def begin(self) -> None:
+        super().begin()
+        while 100 <= self.status < 200 and self.status != 101:
+            self.headers = self.msg = None  # begin() reads the next head from the same buffer
+            super().begin()
+            if self.headers is None:  # a begin() that no longer reads again: never a loop
+                raise http.client.HTTPException("no answer read after an informational one")
 
 
 def _send(connection: http.client.HTTPConnection, request: httpx.Request,

@@ -174,7 +174,8 @@ def lean_transport() -> str | None:
     import httpx
 
     return _first(_attributes(httpx, "BaseTransport", "SyncByteStream", "HTTPTransport"),
-                  _attributes(http.client.HTTPResponse, "read1", "getheaders", "isclosed"),
+                  _attributes(http.client.HTTPResponse, "read1", "getheaders", "isclosed",
+                              "begin"),
                   _attributes(http.client.HTTPConnection, "putrequest", "putheader",
                               "endheaders", "getresponse"))
 

@@ -204,8 +204,10 @@ class _CutShort(http.client.HTTPException):
 
 def _headers(response: http.client.HTTPResponse) -> list[tuple[bytes, bytes]]:
     """The response's headers, in order, as the bytes that came (http.client reads them as
-    latin-1)."""
-    return [(name.encode("latin-1"), value.encode("latin-1"))
+    latin-1), each value without the white space around it and a folded one on one line, as
+    h11 gives them (http.client keeps what trails a value, and the fold)."""
+    return [(name.encode("latin-1"),
+             " ".join(part.strip(" \t") for part in value.splitlines()).encode("latin-1"))
             for name, value in response.getheaders()]
 
 

@@ -52,6 +52,11 @@ def _latin1_header(conn: socket.socket, request: bytes, stopping: threading.Even
     conn.sendall(b"HTTP/1.1 201 Made\r\nX-Name: caf\xe9\r\nContent-Length: 2\r\n\r\n{}")
 
 
+def _spaced_headers(conn: socket.socket, request: bytes, stopping: threading.Event) -> None:
+    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type:  application/json \t\r\nX-Empty:\r\n"
+                 b"X-Inner: a  b\r\nContent-Length: 2\r\n\r\n{}")
+
+
 def _early_hints(conn: socket.socket, request: bytes, stopping: threading.Event) -> None:
     conn.sendall(b"HTTP/1.1 103 Early Hints\r\nLink: </style.css>; rel=preload\r\n\r\n"
                  b"HTTP/1.1 102 Processing\r\n\r\n"
@@ -64,7 +69,7 @@ RAW = {"truncated": raw.truncated, "reset": raw.reset, "hang": raw.hang,
        "not HTTP": raw.not_http, "silent close": raw.silent_close, "chunked": _chunked,
        "chunked, cut short": _chunked_cut, "gzipped, a header twice": _gzipped,
        "HTTP/1.0 until close": _until_close, "a latin-1 header": _latin1_header,
-       "informational answers first": _early_hints}
+       "informational answers first": _early_hints, "white space around values": _spaced_headers}
 # h11 waits for a whole head before it judges a status line; http.client judges the first
 # line as it comes: "Server disconnected without sending a response." there, this here.
 WORDED_OTHERWISE = {"not HTTP": "illegal status line: b'SSH-2.0-OpenSSH_9.6'"}

@@ -14,6 +14,8 @@ What it does in httpcore's place, as httpcore does it:
   (readable while idle) is dropped, not reused; one whose response was not read to its end,
   or that the server said it closes, is closed;
 - the timeouts of the request (connect; write while sending; read for each read);
+- a request whose sending broke still gets the answer the server sent before it closed (an
+  early 413), else the failure to send;
 - informational answers (1xx but 101) passed over to the final one;
 - failures as httpx's: ConnectTimeout and ConnectError while connecting, WriteTimeout and
   WriteError while sending, ReadTimeout and ReadError while reading, RemoteProtocolError for
@@ -72,10 +74,19 @@ class LeanTransport(httpx.BaseTransport):
         connection = None
         try:
             connection = self._take(where) or self._connect(where, timeouts.get("connect"))
-            _send(connection, request, timeouts.get("write"))
+            unsent = None
+            try:
+                _send(connection, request, timeouts.get("write"))
+            except httpx.WriteError as exc:  # as httpcore: read what the server may have
+                unsent = exc  # answered before it closed (an early 413)
             connection.sock.settimeout(timeouts.get("read"))
-            with _mapped(httpx.ReadTimeout, httpx.ReadError, request):
-                response = connection.getresponse()
+            try:
+                with _mapped(httpx.ReadTimeout, httpx.ReadError, request):
+                    response = connection.getresponse()
+            except httpx.HTTPError:
+                if unsent is not None:
+                    raise unsent from None
+                raise
         except BaseException:
             if connection is not None:
                 connection.close()

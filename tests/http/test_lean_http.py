@@ -186,3 +186,54 @@ def _limits_and_tls() -> tuple[Any, Any]:
 
     return httpx.Limits(max_keepalive_connections=8, max_connections=8), \
         httpx.create_ssl_context()
+
+
+@pytest.fixture
+def early_413() -> Iterator[str]:
+    """A server that reads a request's head only, answers 413 and closes: the rest of a large
+    body meets a closed connection."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.05)
+    stopping = threading.Event()
+
+    def serve() -> None:
+        while not stopping.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                head = b""
+                while b"\r\n\r\n" not in head and (chunk := conn.recv(65536)):
+                    head += chunk
+                conn.sendall(b"HTTP/1.1 413 Content Too Large\r\nConnection: close\r\n"
+                             b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+                conn.shutdown(socket.SHUT_WR)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    stopping.set()
+    thread.join(timeout=5)
+    listener.close()
+
+
+def test_an_answer_before_the_body_was_sent_is_the_answer(early_413, monkeypatch):
+    """A server that answers 413 before it read a 16 MiB body and closes: the exchange is that
+    413 both ways (httpcore reads what came after a failed write; before this, the lean
+    transport failed the request: broken pipe)."""
+    outcomes = []
+    for lean_too in (False, True):
+        with monkeypatch.context() as patch:
+            patch.setattr(Client, "make_transport",
+                          staticmethod(lean_http.make_transport) if lean_too else None)
+            client = Client(Target(early_413, KEY, load_profile(), timeout=5))
+        try:
+            client.request("POST", "/projects", content=b"x" * (16 << 20))
+        except ExchangeError:
+            pass
+        finally:
+            client.close()
+        exchange = client.history[-1]
+        outcomes.append((exchange.status, exchange.failure, exchange.content))
+    assert outcomes == [(413, None, b"{}")] * 2

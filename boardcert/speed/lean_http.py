@@ -10,8 +10,9 @@ brotli where installed); so are proxies from the environment (where one is set, 
 keeps httpx's own transport: `make_transport`).
 What it does in httpcore's place, as httpcore does it:
 
-- up to `limit` idle connections per host kept alive; one whose server closed it meanwhile
-  (readable while idle) is dropped, not reused; one whose response was not read to its end,
+- up to `limit` idle connections per host kept alive, each for `expiry` seconds (httpx's
+  keepalive_expiry, 5 s); one whose server closed it meanwhile (readable while idle) is
+  dropped, not reused; one whose response was not read to its end,
   or that the server said it closes, is closed;
 - the timeouts of the request (connect; write while sending; read for each read);
 - a request whose sending broke still gets the answer the server sent before it closed (an
@@ -32,6 +33,7 @@ import http.client
 import select
 import socket
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from typing import Any
@@ -39,6 +41,7 @@ from typing import Any
 import httpx
 
 LIMIT = 8  # idle connections kept per host, as boardcert's httpx.Limits
+EXPIRY = 5.0  # seconds an idle connection is kept: httpx.Limits's keepalive_expiry
 
 
 def make_transport(limits: httpx.Limits, tls: Any) -> httpx.BaseTransport | None:
@@ -50,16 +53,19 @@ def make_transport(limits: httpx.Limits, tls: Any) -> httpx.BaseTransport | None
         return None
     return LeanTransport(httpx.HTTPTransport(verify=tls, limits=limits),
                          limits.max_keepalive_connections or LIMIT,
-                         limits.max_connections or LIMIT)
+                         limits.max_connections or LIMIT,
+                         EXPIRY if limits.keepalive_expiry is None else limits.keepalive_expiry)
 
 
 class LeanTransport(httpx.BaseTransport):
     def __init__(self, fallback: httpx.BaseTransport, limit: int = LIMIT,
-                 connections: int = LIMIT) -> None:
+                 connections: int = LIMIT, expiry: float = EXPIRY) -> None:
         self.fallback = fallback
         self.limit = limit
+        self.expiry = expiry
         self._open = threading.BoundedSemaphore(connections)  # a connection in use holds one
-        self._idle: dict[tuple[str, int], list[http.client.HTTPConnection]] = {}
+        # host -> its idle connections, each with the moment it went idle
+        self._idle: dict[tuple[str, int], list[tuple[http.client.HTTPConnection, float]]] = {}
         self._lock = threading.Lock()
         self._closed = False
 
@@ -103,22 +109,24 @@ class LeanTransport(httpx.BaseTransport):
             self._closed = True
             idle, self._idle = self._idle, {}
         for connections in idle.values():
-            for connection in connections:
+            for connection, _ in connections:
                 connection.close()
         self.fallback.close()
 
     def _take(self, where: tuple[str, int]) -> http.client.HTTPConnection | None:
-        """An idle connection to `where` the server has not closed meanwhile, if any."""
+        """An idle connection to `where`, idle for less than `expiry` and not closed by the
+        server meanwhile, if any."""
         while True:
             with self._lock:
                 idle = self._idle.get(where)
                 if not idle:
                     return None
-                connection = idle.pop()
+                connection, since = idle.pop()
             sock = connection.sock
-            if sock is not None and not select.select([sock], [], [], 0)[0]:
+            if sock is not None and time.monotonic() - since < self.expiry and \
+                    not select.select([sock], [], [], 0)[0]:
                 return connection
-            connection.close()  # readable while idle: closed by the server (or garbage)
+            connection.close()  # expired, or readable while idle: closed by the server
 
     def _connect(self, where: tuple[str, int], timeout: float | None
                  ) -> http.client.HTTPConnection:
@@ -140,7 +148,7 @@ class LeanTransport(httpx.BaseTransport):
         with self._lock:
             idle = self._idle.setdefault(where, [])
             if not self._closed and len(idle) < self.limit:
-                idle.append(connection)
+                idle.append((connection, time.monotonic()))
                 return
         connection.close()
 

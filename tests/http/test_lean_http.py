@@ -168,6 +168,23 @@ def test_one_connection_serves_many_requests_and_a_closed_one_is_never_reused(
         client.close()
 
 
+def test_an_idle_connection_is_kept_no_longer_than_its_expiry(servers: Servers):
+    """As httpx.Limits's keepalive_expiry: a connection idle for longer is not used again."""
+    import httpx
+
+    counted = _Counted()
+    transport = lean_http.LeanTransport(httpx.HTTPTransport(), expiry=0.2)
+    client = Client(Target(servers.raw(counted), KEY, load_profile(), timeout=2), transport)
+    try:
+        assert [client.request("GET", "/users/me").status for _ in range(3)] == [200] * 3
+        assert counted.connections == 1
+        time.sleep(0.3)
+        assert client.request("GET", "/users/me").status == 200
+        assert counted.connections == 2
+    finally:
+        client.close()
+
+
 def test_a_proxy_from_the_environment_leaves_the_transport_to_httpx(monkeypatch):
     """Given a transport, httpx.Client would not read proxies from the environment: where one
     is set, the lean transport is not made (httpx's own, and its proxy, take the request)."""

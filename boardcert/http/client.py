@@ -105,16 +105,16 @@ class Client:
         # The httpx.Client sets up what a request goes through (the connection pool and its
         # limits, or the transport given; proxies from the environment; the base URL, default
         # headers and timeout) and closes it; requests go to its transport directly (`_build`).
-        limits = httpx.Limits(max_keepalive_connections=8, max_connections=8)
+        limits, tls = httpx.Limits(max_keepalive_connections=8, max_connections=8), _tls()
         if transport is None and self.make_transport is not None:
-            transport = self.make_transport(limits, _tls())
+            transport = self.make_transport(limits, tls)
         self._http = httpx.Client(
             base_url=target.base_url,
             timeout=target.timeout,
             follow_redirects=False,
             transport=transport,
             limits=limits,
-            verify=_tls(),
+            verify=tls,
         )
         self._timeout = self._http.timeout.as_dict()
         self._urls: dict[str, httpx.URL] = {}  # path -> the URL requested (`_build`)
@@ -312,7 +312,6 @@ class Client:
             time.sleep(wait)
 
 
-@functools.cache
 def _failure(exc: Exception) -> str:
     """What kind of failure an exception of the transport is (Exchange.failure)."""
     if not isinstance(exc, httpx.ConnectError):
@@ -323,6 +322,7 @@ def _failure(exc: Exception) -> str:
     return TLS if cause is not None else CONNECT
 
 
+@functools.cache
 def _tls() -> ssl.SSLContext:
     """The TLS settings httpx.Client makes by default (certifi, SSL_CERT_FILE/DIR), made once
     a process: making them takes 18 ms of CPU, for each client."""

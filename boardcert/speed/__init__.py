@@ -72,14 +72,13 @@ def pytest_configure(config: pytest.Config) -> None:
             off["allure listener"] = f"allure-pytest: {exc}"
         else:
             allure_listener.use(config)
-    if "httpx direct transport" not in off:
-        from boardcert.http.client import Client
+    from boardcert.http.client import Client
 
+    if "httpx direct transport" not in off:
         before = Client.__dict__["dispatch"]  # restored as the session ends (pytester's too)
         Client.dispatch = staticmethod(patches.send_direct)
         config.add_cleanup(lambda: setattr(Client, "dispatch", before))
     if "lean http transport" not in off:
-        from boardcert.http.client import Client
         from boardcert.speed.lean_http import make_transport
 
         made = Client.__dict__["make_transport"]

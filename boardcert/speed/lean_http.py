@@ -12,8 +12,8 @@ What it does in httpcore's place, as httpcore does it:
 
 - up to `limit` idle connections per host kept alive, each for `expiry` seconds (httpx's
   keepalive_expiry, 5 s); one whose server closed it meanwhile (readable while idle) is
-  dropped, not reused; one whose response was not read to its end,
-  or that the server said it closes, is closed;
+  dropped, not reused; one whose response was not read to its end, or that the server said
+  it closes, is closed;
 - the timeouts of the request (connect; write while sending; read for each read);
 - a request whose sending broke still gets the answer the server sent before it closed (an
   early 413), else the failure to send;

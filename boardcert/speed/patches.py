@@ -168,16 +168,33 @@ def lean_transport() -> str | None:
     """boardcert.speed.lean_http stands in for httpx's transport on http:// targets: what it
     uses of httpx (a transport, a byte stream, the Response built from them) and of http.client
     (a response read in chunks, its headers, whether it closes) is public; checked here all
-    the same, so that a change says so instead of failing requests."""
+    the same, and the one behaviour of http.client it leans on is tried: a response's begin()
+    called again (headers cleared) reads the next head, which is how an informational answer
+    (103) is passed over to the final one."""
     import http.client
+    import io
 
     import httpx
 
-    return _first(_attributes(httpx, "BaseTransport", "SyncByteStream", "HTTPTransport"),
-                  _attributes(http.client.HTTPResponse, "read1", "getheaders", "isclosed",
-                              "begin"),
-                  _attributes(http.client.HTTPConnection, "putrequest", "putheader",
-                              "endheaders", "getresponse"))
+    why = _first(_attributes(httpx, "BaseTransport", "SyncByteStream", "HTTPTransport"),
+                 _attributes(http.client.HTTPResponse, "read1", "getheaders", "isclosed",
+                             "begin"),
+                 _attributes(http.client.HTTPConnection, "putrequest", "putheader",
+                             "endheaders", "getresponse", "response_class"))
+    if why:
+        return why
+    from boardcert.speed.lean_http import _Final
+
+    answer = b"HTTP/1.1 103 Early Hints\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}"
+    sock = type("Answered", (), {"makefile": lambda self, mode: io.BytesIO(answer)})()
+    response = _Final(sock)  # type: ignore[arg-type]
+    try:
+        response.begin()
+    except http.client.HTTPException as exc:
+        return f"an informational answer is not passed over ({exc})"
+    if (response.status, response.read()) != (200, b"{}"):
+        return f"after a 103, http.client read status {response.status}, not 200"
+    return None
 
 
 def httpx_command_line() -> str | None:

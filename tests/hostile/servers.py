@@ -57,9 +57,10 @@ class Servers:
         self._stops[f"http://127.0.0.1:{port}"] = stop
         return f"http://127.0.0.1:{port}"
 
-    def raw(self, handler: RawHandler) -> str:
-        """Serve raw TCP: each connection's request (head and body) goes to `handler(conn,
-        request, stopping)`, in a thread of its own; its base URL."""
+    def raw(self, handler: RawHandler, body: bool = True) -> str:
+        """Serve raw TCP: each connection's request (head and body; the head alone without
+        `body`, the body left unread) goes to `handler(conn, request, stopping)`, in a thread
+        of its own; its base URL."""
         listener = socket.create_server(("127.0.0.1", 0))
         listener.settimeout(0.05)
         port = listener.getsockname()[1]
@@ -74,8 +75,8 @@ class Servers:
                     continue
                 except OSError:
                     return
-                worker = threading.Thread(target=_connection, args=(conn, handler, stopping),
-                                          daemon=True)
+                worker = threading.Thread(target=_connection,
+                                          args=(conn, handler, stopping, body), daemon=True)
                 threads.append(worker)
                 worker.start()
 
@@ -124,24 +125,28 @@ class _QuietFiles(SimpleHTTPRequestHandler):
         pass
 
 
-def _connection(conn: socket.socket, handler: RawHandler, stopping: threading.Event) -> None:
+def _connection(conn: socket.socket, handler: RawHandler, stopping: threading.Event,
+                body: bool = True) -> None:
     with conn:
         conn.settimeout(5)
         try:
-            request = read_request(conn)
+            request = read_request(conn, body)
             handler(conn, request, stopping)
         except OSError:
             pass
 
 
-def read_request(conn: socket.socket) -> bytes:
-    """One HTTP/1.1 request: the head, then as many body bytes as Content-Length says."""
+def read_request(conn: socket.socket, whole: bool = True) -> bytes:
+    """One HTTP/1.1 request: the head, then as many body bytes as Content-Length says (none
+    more than came with the head unless `whole`)."""
     data = b""
     while b"\r\n\r\n" not in data:
         chunk = conn.recv(65536)
         if not chunk:
             return data
         data += chunk
+    if not whole:
+        return data
     head, _, body = data.partition(b"\r\n\r\n")
     length = 0
     for line in head.split(b"\r\n")[1:]:

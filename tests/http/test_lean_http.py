@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from hostile import apps, raw
 from hostile.servers import Servers, read_request
@@ -170,8 +171,6 @@ def test_one_connection_serves_many_requests_and_a_closed_one_is_never_reused(
 
 def test_an_idle_connection_is_kept_no_longer_than_its_expiry(servers: Servers):
     """As httpx.Limits's keepalive_expiry: a connection idle for longer is not used again."""
-    import httpx
-
     counted = _Counted()
     transport = lean_http.LeanTransport(httpx.HTTPTransport(), expiry=0.2)
     client = Client(Target(servers.raw(counted), KEY, load_profile(), timeout=2), transport)
@@ -199,52 +198,29 @@ def test_a_proxy_from_the_environment_leaves_the_transport_to_httpx(monkeypatch)
 
 
 def _limits_and_tls() -> tuple[Any, Any]:
-    import httpx
-
     return httpx.Limits(max_keepalive_connections=8, max_connections=8), \
         httpx.create_ssl_context()
 
 
-@pytest.fixture
-def early_413() -> Iterator[str]:
-    """A server that reads a request's head only, answers 413 and closes: the rest of a large
-    body meets a closed connection."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    listener.settimeout(0.05)
-    stopping = threading.Event()
-
-    def serve() -> None:
-        while not stopping.is_set():
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                continue
-            with conn:
-                head = b""
-                while b"\r\n\r\n" not in head and (chunk := conn.recv(65536)):
-                    head += chunk
-                conn.sendall(b"HTTP/1.1 413 Content Too Large\r\nConnection: close\r\n"
-                             b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
-                conn.shutdown(socket.SHUT_WR)
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
-    stopping.set()
-    thread.join(timeout=5)
-    listener.close()
+def _early_413(conn: socket.socket, head: bytes, stopping: threading.Event) -> None:
+    """Answers 413 once it has the head and closes: the rest of a large body meets a closed
+    connection."""
+    conn.sendall(b"HTTP/1.1 413 Content Too Large\r\nConnection: close\r\n"
+                 b"Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
+    conn.shutdown(socket.SHUT_WR)
 
 
-def test_an_answer_before_the_body_was_sent_is_the_answer(early_413, monkeypatch):
+def test_an_answer_before_the_body_was_sent_is_the_answer(servers: Servers, monkeypatch):
     """A server that answers 413 before it read a 16 MiB body and closes: the exchange is that
     413 both ways (httpcore reads what came after a failed write; before this, the lean
     transport failed the request: broken pipe)."""
+    url = servers.raw(_early_413, body=False)
     outcomes = []
     for lean_too in (False, True):
         with monkeypatch.context() as patch:
             patch.setattr(Client, "make_transport",
                           staticmethod(lean_http.make_transport) if lean_too else None)
-            client = Client(Target(early_413, KEY, load_profile(), timeout=5))
+            client = Client(Target(url, KEY, load_profile(), timeout=5))
         try:
             client.request("POST", "/projects", content=b"x" * (16 << 20))
         except ExchangeError:

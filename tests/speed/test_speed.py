@@ -93,6 +93,24 @@ def test_a_missing_internal_turns_its_patch_off_and_says_why(patch, monkeypatch)
     assert library.startswith(patch.library + " ") and why
 
 
+def test_an_http_client_that_no_longer_reads_past_a_103_turns_the_lean_transport_off(
+        monkeypatch):
+    """The behaviour of http.client the lean transport leans on (a response's begin() called
+    again reads the next head) is tried as the run starts: where it no longer holds, the
+    transport is off and says why, instead of every answer after a 103 failing."""
+    begin = http.client.HTTPResponse.begin
+
+    def once(self):
+        if not getattr(self, "begun", False):
+            self.begun = True
+            begin(self)
+
+    monkeypatch.setattr(http.client.HTTPResponse, "begin", once)
+    off = patches.check_all()
+    assert list(off) == ["lean http transport"]
+    assert "an informational answer is not passed over" in off["lean http transport"]
+
+
 def test_a_check_that_raises_is_a_patch_off_never_a_stopped_run():
     """Whatever a changed library does to a check, the patch is off and the run goes on."""
     def broken() -> str | None:

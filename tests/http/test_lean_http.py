@@ -80,18 +80,33 @@ ASGI = {"fixed 422": lambda: apps.fixed(422, '{"error": {"code": "x"}}'),
         "oversized, not declared": lambda: apps.oversized(4096, False)}
 
 
+PROXIES = ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+
+
 @pytest.fixture
 def lean(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Clients made from here on use the lean transport (as under the speed plugin)."""
+    """Clients made from here on use the lean transport (as under the speed plugin, with no
+    proxy in the environment, which would keep httpx's own)."""
+    for name in PROXIES:
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(Client, "make_transport", staticmethod(lean_http.make_transport))
     yield
 
 
-def _outcome(base_url: str, lean_too: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
+def _made(base_url: str, lean_too: bool, monkeypatch: pytest.MonkeyPatch,
+          **settings: Any) -> Client:
+    """A client with the lean transport or httpx's own (no proxy from the environment: it
+    would keep httpx's own both ways)."""
     with monkeypatch.context() as patch:
+        for name in PROXIES:
+            patch.delenv(name, raising=False)
         patch.setattr(Client, "make_transport",
                       staticmethod(lean_http.make_transport) if lean_too else None)
-        client = Client(Target(base_url, KEY, load_profile(), timeout=0.5, max_body=1024))
+        return Client(Target(base_url, KEY, load_profile(), **settings))
+
+
+def _outcome(base_url: str, lean_too: bool, monkeypatch: pytest.MonkeyPatch) -> Any:
+    client = _made(base_url, lean_too, monkeypatch, timeout=0.5, max_body=1024)
     try:
         client.request("PATCH", "/x", json={"name": "é"})
     except ExchangeError:
@@ -189,8 +204,7 @@ def test_a_proxy_from_the_environment_leaves_the_transport_to_httpx(monkeypatch)
     is set, the lean transport is not made (httpx's own, and its proxy, take the request)."""
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
     assert lean_http.make_transport(*_limits_and_tls()) is None
-    monkeypatch.delenv("HTTP_PROXY")
-    for name in ("http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+    for name in PROXIES:
         monkeypatch.delenv(name, raising=False)
     made = lean_http.make_transport(*_limits_and_tls())
     assert isinstance(made, lean_http.LeanTransport)
@@ -217,10 +231,7 @@ def test_an_answer_before_the_body_was_sent_is_the_answer(servers: Servers, monk
     url = servers.raw(_early_413, body=False)
     outcomes = []
     for lean_too in (False, True):
-        with monkeypatch.context() as patch:
-            patch.setattr(Client, "make_transport",
-                          staticmethod(lean_http.make_transport) if lean_too else None)
-            client = Client(Target(url, KEY, load_profile(), timeout=5))
+        client = _made(url, lean_too, monkeypatch, timeout=5)
         try:
             client.request("POST", "/projects", content=b"x" * (16 << 20))
         except ExchangeError:

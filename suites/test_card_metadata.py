@@ -112,8 +112,9 @@ def test_added_metadata_shows_in_the_card(api, wide_board_with_metadata):
                         json=api.body("add_card_metadata",
                                       **placeholders(board, key=key, value=value,
                                                      card_id=card.id)))
-    _ok(exchange, 21, "CARD-METADATA-ADD")
-    act = oracle.board.add_metadata(project, card.id, key, value)
+    act, _ = expect.written(oracle, exchange, 21, "CARD-METADATA-ADD",
+                            lambda board: board.add_metadata(project, card.id, key, value),
+                            body=False)
     oracle.check(act, exchange, project, card.id, last=False)
     oracle.check(act, _read_card(api, oracle, board, card), project, card.id, number=16)
 
@@ -131,8 +132,9 @@ def test_removed_metadata_is_gone_from_the_card(api, wide_board_with_metadata):
         if api.profile.has("bodies.remove_card_metadata") else None
     exchange = api.call(22, projectId=project, cardId=card.id, path_params={"key": key},
                         json=body)
-    _ok(exchange, 22, "CARD-METADATA-REMOVE")
-    act = oracle.board.remove_metadata(project, card.id, key)
+    act, _ = expect.written(oracle, exchange, 22, "CARD-METADATA-REMOVE",
+                            lambda board: board.remove_metadata(project, card.id, key),
+                            body=False)
     oracle.check(act, exchange, project, card.id, last=False)
     oracle.check(act, _read_card(api, oracle, board, card), project, card.id, number=16)
 

@@ -153,9 +153,10 @@ def test_rename_renames_the_card(api, wide_board_with_metadata):
     oracle, project, card = modelled(api, board), board.project.id, board.cards[1]
     new = unique("renamed")
     exchange = api.call(16, projectId=project, cardId=card.id, json={"name": new})
-    body = expect.success(exchange, 16, "CARD-RENAME")
+    act, body = expect.written(oracle, exchange, 16, "CARD-RENAME",
+                               lambda board: board.rename_card(project, card.id, new))
     expect.equal("CARD-RENAME", "the name op 16 answers", new, _get(body, "name"), exchange)
-    oracle.check(oracle.board.rename_card(project, card.id, new), exchange, project, card.id)
+    oracle.check(act, exchange, project, card.id)
 
 
 @pytest.mark.requirement("CARD-DELETE-RETURNS-CARD")
@@ -183,11 +184,12 @@ def test_deleted_card_is_gone(api, wide_board, ledger, which):
                           "before it was deleted, so its refusal after cannot tell)")
     oracle.board.rename_card(project, card.id, name)
     deleted = api.call(17, projectId=project, cardId=card.id)
-    expect.success(deleted, 17, "CARD-DELETE-GONE")
+    act, _ = expect.written(oracle, deleted, 17, "CARD-DELETE-GONE",
+                            lambda board: board.delete_card(project, card.id))
     ledger.forget(card.entry)
     exchange = api.call(16, projectId=project, cardId=card.id, json={"name": unique("x")})
     expect.rejected(exchange, "CARD-DELETE-GONE", "a rename of a deleted card")
-    oracle.check(oracle.board.delete_card(project, card.id), deleted, project)
+    oracle.check(act, deleted, project)
 
 
 def _moves() -> list[Any]:
@@ -268,10 +270,12 @@ def test_moved_card_is_placed_next_to_the_named_card(api, wide_board_with_metada
     moved, anchor = (cards[1], cards[2]) if after else (cards[2], cards[0])
     exchange = _move(api, board, number, moved.id,
                      {"afterCardId" if after else "beforeCardId": anchor.id}, oracle)
-    expect.success(exchange, number, "CARD-MOVE-PLACES" if number == 18
-                   else "CARD-MOVE-BY-METADATA-PLACES")
-    act = oracle.board.move_cards(project, [moved.id], anchor.id if after else None,
-                                  None if after else anchor.id, op=number)
+    act, _ = expect.written(oracle, exchange, number, "CARD-MOVE-PLACES" if number == 18
+                            else "CARD-MOVE-BY-METADATA-PLACES",
+                            lambda board: board.move_cards(project, [moved.id],
+                                                           anchor.id if after else None,
+                                                           None if after else anchor.id,
+                                                           op=number))
     oracle.check(act, exchange, project)
 
 
@@ -285,10 +289,11 @@ def test_card_can_be_given_an_alias(api, wide_board_with_metadata):
     exchange = api.call(20, projectId=project, cardId=card.id,
                         json=profile_body(api.profile, "alias_card", board,
                                           card_id=card.id))
-    body = expect.success(exchange, 20, "CARD-ALIAS")
+    act, body = expect.written(oracle, exchange, 20, "CARD-ALIAS",
+                               lambda board: board.alias_card(project, card.id))
     expect.equal("CARD-ALIAS", "the id of the Card op 20 answers", card.id,
                  str(_get(body, "id")), exchange)
-    oracle.check(oracle.board.alias_card(project, card.id), exchange, project, card.id)
+    oracle.check(act, exchange, project, card.id)
 
 
 def _is_the_card(body: Any, card_id: str | None, number: int, requirement: str,

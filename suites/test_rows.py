@@ -159,8 +159,9 @@ def test_rename_renames_the_row(api, wide_board):
     new = unique("renamed")
     exchange = api.call(10, projectId=project, rowId=row.id,
                         json=api.body("rename_row", name=new))
-    expect.success(exchange, 10, "ROW-RENAME")
-    oracle.check(oracle.board.rename_row(project, row.id, new), exchange, project)
+    act, _ = expect.written(oracle, exchange, 10, "ROW-RENAME",
+                            lambda board: board.rename_row(project, row.id, new))
+    oracle.check(act, exchange, project)
 
 
 @pytest.mark.requirement("ROW-ORDER")
@@ -173,8 +174,9 @@ def test_rows_can_be_reordered(api, wide_board, order):
     oracle, project, rows = modelled(api, wide_board), wide_board.project.id, wide_board.rows
     wanted = [rows[n].id for n in order]
     exchange = api.call(8, projectId=project, json=api.body("order_rows", row_ids=wanted))
-    expect.success(exchange, 8, "ROW-ORDER")
-    oracle.check(oracle.board.order_rows(project, wanted), exchange, project)
+    act, _ = expect.written(oracle, exchange, 8, "ROW-ORDER",
+                            lambda board: board.order_rows(project, wanted))
+    oracle.check(act, exchange, project)
 
 
 @pytest.mark.requirement("ROW-DELETE-RETURNS-PROJECT")
@@ -196,9 +198,10 @@ def test_deleted_row_is_gone(api, wide_board, ledger, which):
     oracle, project, row = modelled(api, wide_board), wide_board.project.id, \
         wide_board.rows[which]
     exchange = api.call(9, projectId=project, rowId=row.id)
-    expect.success(exchange, 9, "ROW-DELETE-GONE")
+    act, _ = expect.written(oracle, exchange, 9, "ROW-DELETE-GONE",
+                            lambda board: board.delete_row(project, row.id))
     ledger.forget(row.entry)
-    oracle.check(oracle.board.delete_row(project, row.id), exchange, project)
+    oracle.check(act, exchange, project)
 
 
 def _is_the_project(body: Any, project_id: str, number: int, requirement: str,

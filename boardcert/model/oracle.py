@@ -22,11 +22,11 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from boardcert.errors import NotAssessed
+from boardcert.errors import NotAssessed, Violation
 from boardcert.http.api import Api
 from boardcert.http.client import Exchange
-from boardcert.model.board import Act, Board, Fact
-from boardcert.model.compare import Difference, Vision, differences, failure
+from boardcert.model.board import OTHERS, Act, Board, Fact
+from boardcert.model.compare import Difference, Vision, differences, failure, said
 from boardcert.model.observe import Observer, Sight
 
 __all__ = ["Oracle"]
@@ -139,6 +139,37 @@ class Oracle:
         self.confirmed |= self.vision.update(self.board, sights)
         self._learn(self.board, sights)
 
+    def besides(self, refused: Violation, write: Callable[[Board], Act]) -> Violation:
+        """A write the server failed at (`refused`: its status or answer failed the write's
+        own requirement; `write` applies the write to a board): the whole board is read, and
+        what the write does not address must read as it was before, or as the write would
+        have left it. A difference there joins the failure (WRITE-ONLY-ADDRESSED): a server
+        that answers an error may still have written on other items. Nothing else differs:
+        the failure as it was."""
+        sights = self.look(judge=lambda board, vision, seen: self._beside(
+            write, board, vision, seen)[2])
+        board, act, found = self._beside(write, self.board, self.vision, sights)
+        if not found:
+            return refused
+        also = failure(board, act, found)
+        return Violation(f"{refused}; and, whether op {act.op} {act.said} or not, "
+                         f"{said(board, found)}", [*refused.requirements, *also.requirements],
+                         [*refused.sent, *also.sent], [*refused.conditions, *also.conditions])
+
+    def _beside(self, write: Callable[[Board], Act], board: Board, vision: Vision,
+                sights: list[Sight]) -> tuple[Board, Act, list[Difference]]:
+        """How the readings differ from the model outside what `write` addresses, both with
+        the write undone and with it done; the smaller set, or none if either has none."""
+        before, after = copy.deepcopy(board), copy.deepcopy(board)
+        act = write(after)
+        undone = [d for d in self._judged(before.refused(act.op, 0), before, vision,
+                                          _copied(sights)) if d.fact not in act.addressed]
+        done = [d for d in self._judged(act, after, vision, _copied(sights))
+                if d.requirement == OTHERS]
+        if not undone or not done:
+            return after, act, []
+        return (after, act, done) if len(done) <= len(undone) else (before, act, undone)
+
     @staticmethod
     def _judged(act: Act, board: Board, vision: Vision, sights: list[Sight]
                 ) -> list[Difference]:
@@ -186,3 +217,7 @@ def _first_seen(board: Board, sights: list[Sight], allows: set[tuple] = frozense
         for fact, value in sight.seen.items():
             if fact in extras:
                 sight.seen[fact] = value - board.projects[fact[1]].foreign
+
+
+def _copied(sights: list[Sight]) -> list[Sight]:
+    return [replace(sight, seen=dict(sight.seen)) for sight in sights]

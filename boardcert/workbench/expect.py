@@ -15,6 +15,7 @@ from boardcert.http.api import misfit
 from boardcert.http.client import Exchange
 from boardcert.interface import conditions as when
 from boardcert.interface import requirements
+from boardcert.model import Act, Board, Oracle
 from boardcert.workbench import checks
 
 
@@ -62,6 +63,22 @@ def success(exchange: Exchange, number: int, requirement: str = "SUCCESS-STATUS-
         fail("JSON-RESPONSES", f"a JSON body from operation {number}", exchange,
              got=f"a body that is not JSON ({exchange.content_type or 'no content type'})",
              conditions=[when.not_json(exchange)])
+
+
+def written(oracle: Oracle, exchange: Exchange, number: int, requirement: str,
+            write: Callable[[Board], Act], body: bool = True) -> tuple[Act, Any]:
+    """`success` for a write on items the board model holds (`write` applies it to a board;
+    `body` False: the status alone is judged, for an answer the interface does not show):
+    the act applied to the oracle's board, and the body. A failure reads the whole board
+    first, and adds what changed outside the write's address (`Oracle.besides`)."""
+    try:
+        if body:
+            answer = success(exchange, number, requirement)
+        elif exchange.status != 200:
+            fail(requirement, f"status 200 from operation {number}", exchange)
+    except Violation as refused:
+        raise oracle.besides(refused, write) from None
+    return write(oracle.board), answer if body else None
 
 
 def json_media_type(content_type: str) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 
 from boardcert.interface import spec
 
-from .asgi import Forward, Handler, Request, Response
+from .asgi import Forward, Handler, Request, Response, json_response
 from .edits import read_project, send
 from .variant import Variant
 
@@ -58,9 +58,11 @@ def with_body(request: Request, **fields: Any) -> Request:
     return request.but(json_body={**(request.json() or {}), **fields})
 
 
-def instead(op: int, pick: Pick, answer_last: bool = True) -> Callable[[], Handler]:
+def instead(op: int, pick: Pick, answer_last: bool = True, status: int | None = None
+            ) -> Callable[[], Handler]:
     """The write of `op` sent as `pick` chooses (other items, or more of them) instead of as
-    it came; the answer is the last one's."""
+    it came; the answer is the last one's (`status`: an error of that status instead, once
+    the writes are done)."""
     def make() -> Handler:
         memory = Memory()
 
@@ -80,6 +82,8 @@ def instead(op: int, pick: Pick, answer_last: bool = True) -> Callable[[], Handl
             if not chosen:
                 return await forward(request)
             answers = [await forward(r) for r in chosen]
+            if status is not None:
+                return json_response({"error": "could not complete the request"}, status)
             return answers[-1] if answer_last else answers[0]
         return handler
     return make
@@ -257,7 +261,9 @@ async def first_project(request: Request, _: dict[str, Any], memory: Memory) -> 
 
 
 async def every_project(request: Request, _: dict[str, Any], memory: Memory) -> list[Request]:
-    return [to(request, projectId=p) for p in memory.projects]
+    """The other projects, then the one addressed (whose answer it gives, as every_card)."""
+    addressed = request.params["projectId"]
+    return [to(request, projectId=p) for p in memory.projects if p != addressed] + [request]
 
 
 async def first_key(request: Request, _: dict[str, Any], memory: Memory) -> list[Request]:
@@ -322,7 +328,15 @@ OWN = {8: "ROW-ORDER", 9: "ROW-DELETE-GONE", 10: "ROW-RENAME", 11: "COLUMN-CREAT
        22: "CARD-METADATA-REMOVE", 23: "PLUGIN-ATTACH", 24: "PLUGIN-REMOVE",
        25: "PLUGIN-DATA-ROUND-TRIP", 26: "PLUGIN-DATA-DELETE"}
 
+# Servers that act on every item and then answer an error: the write's own requirement fails
+# by its status, and the whole board read after the failure must still show the rest.
+FAILING = {9: 404, 16: 500, 24: 404, 26: 404}
+
 ADDRESSED: list[Variant] = [
     variant(f"op{op}-acts-on-{which}", OWN[op] if which == "first" else REQUIREMENT,
             f"op {op} {said}", instead(op, pick))
     for which, table in (("first", FIRST), ("all", ALL)) for op, (said, pick) in table.items()]
+ADDRESSED += [
+    variant(f"op{op}-acts-on-all-answers-{status}", REQUIREMENT,
+            f"op {op} {ALL[op][0]} and answers {status}", instead(op, ALL[op][1], status=status))
+    for op, status in FAILING.items()]

@@ -139,22 +139,24 @@ class Oracle:
         self.confirmed |= self.vision.update(self.board, sights)
         self._learn(self.board, sights)
 
-    def besides(self, refused: Violation, write: Callable[[Board], Act]) -> Violation:
+    def besides(self, refused: Violation | NotAssessed, write: Callable[[Board], Act]
+                ) -> Violation | NotAssessed:
         """A write the server failed at (`refused`: its status or answer failed the write's
-        own requirement; `write` applies the write to a board): the whole board is read, and
-        what the write does not address must read as it was before, or as the write would
-        have left it. A difference there joins the failure (WRITE-ONLY-ADDRESSED): a server
-        that answers an error may still have written on other items. Nothing else differs:
-        the failure as it was."""
+        own requirement, or left it not assessed; `write` applies the write to a board): the
+        whole board is read, and what the write does not address must read as it was
+        before, or as the write would have left it. A difference there joins the failure
+        (WRITE-ONLY-ADDRESSED): a server that answers an error may still have written on
+        other items. Nothing else differs: `refused` as it was."""
         sights = self.look(judge=lambda board, vision, seen: self._beside(
             write, board, vision, seen)[2])
         board, act, found = self._beside(write, self.board, self.vision, sights)
         if not found:
             return refused
         also = failure(board, act, found)
-        return Violation(f"{refused}; and, whether op {act.op} {act.said} or not, "
-                         f"{said(board, found)}", [*refused.requirements, *also.requirements],
-                         [*refused.sent, *also.sent], [*refused.conditions, *also.conditions])
+        own = refused if isinstance(refused, Violation) else Violation(f"[{OTHERS}] {refused}")
+        return Violation(f"{own}; and, whether op {act.op} {act.said} or not, "
+                         f"{said(board, found)}", [*own.requirements, *also.requirements],
+                         [*own.sent, *also.sent], [*own.conditions, *also.conditions])
 
     def _beside(self, write: Callable[[Board], Act], board: Board, vision: Vision,
                 sights: list[Sight]) -> tuple[Board, Act, list[Difference]]:

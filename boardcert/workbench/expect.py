@@ -76,7 +76,7 @@ def written(oracle: Oracle, exchange: Exchange, number: int, requirement: str,
             answer = success(exchange, number, requirement)
         elif exchange.status != 200:
             fail(requirement, f"status 200 from operation {number}", exchange)
-    except Violation as refused:
+    except (Violation, NotAssessed) as refused:
         raise oracle.besides(refused, write) from None
     return write(oracle.board), answer if body else None
 

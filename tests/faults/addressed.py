@@ -330,7 +330,7 @@ OWN = {8: "ROW-ORDER", 9: "ROW-DELETE-GONE", 10: "ROW-RENAME", 11: "COLUMN-CREAT
 
 # Servers that act on every item and then answer an error: the write's own requirement fails
 # by its status, and the whole board read after the failure must still show the rest.
-FAILING = {9: 404, 16: 500, 24: 404, 26: 404}
+FAILING = {9: 404, 16: 500, 23: 404, 24: 404, 26: 404}
 
 ADDRESSED: list[Variant] = [
     variant(f"op{op}-acts-on-{which}", OWN[op] if which == "first" else REQUIREMENT,

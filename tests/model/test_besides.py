@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from boardcert.errors import Violation
+from boardcert.errors import NotAssessed, Violation
 from boardcert.http.api import Api
 from boardcert.http.client import Client
 from boardcert.reference.server import start
@@ -95,3 +95,16 @@ def test_written_reads_the_board_after_a_failure(api: Api):
         expect.written(oracle, exchange, 10, "ROW-RENAME",
                        lambda b: b.rename_row(project, rows[1], "x"))
     assert failed.value.requirements == ("ROW-RENAME", "WRITE-ONLY-ADDRESSED")
+
+
+def test_a_write_not_assessed_is_still_held_to_the_rest_of_the_board(api: Api):
+    """A write whose failure is not held against its own requirement (a set-up, a profile
+    misfit): not assessed as it was where nothing else changed, else WRITE-ONLY-ADDRESSED
+    alone."""
+    oracle, project, rows = board(api)
+    unheld = NotAssessed("set-up (operation 10 answered 404)")
+    assert oracle.besides(unheld, lambda b: b.rename_row(project, rows[1], "x")) is unheld
+    api.call(10, projectId=project, rowId=rows[2], json={"name": unique("row")})
+    found = oracle.besides(unheld, lambda b: b.rename_row(project, rows[1], "x"))
+    assert isinstance(found, Violation) and found.requirements == ("WRITE-ONLY-ADDRESSED",)
+    assert str(found).startswith("[WRITE-ONLY-ADDRESSED] not assessed: set-up (operation 10 ")

@@ -82,8 +82,7 @@ def test_columns_can_be_reordered(api, wide_board, order):
                         json=api.body("order_columns", column_ids=wanted))
     act, _ = expect.written(oracle, exchange, 12, "COLUMN-ORDER",
                             lambda board: board.order_columns(project, wide_board.row.id, wanted))
-    oracle.check(act, exchange,
-                 project)
+    oracle.check(act, exchange, project)
 
 
 @pytest.mark.requirement("COLUMN-DELETE-RETURNS-PROJECT")

@@ -156,9 +156,14 @@ def stored_data(api, plugins: Plugins, cards: list[Made]) -> tuple[Oracle, list[
 def attached(plugins: Plugins, project: Made) -> Exchange:
     exchange = plugins.attach(project)
     if exchange.status != 200:
-        raise NotAssessed(f"set-up (attaching plugin_id {plugins.plugin_id!r} by operation 23 "
-                          f"answered {exchange.status})")
+        raise unattached(plugins, exchange)
     return exchange
+
+
+def unattached(plugins: Plugins, exchange: Exchange) -> NotAssessed:
+    """An op 23 that did not answer 200: the server may not know the profile's plugin id."""
+    return NotAssessed(f"set-up (attaching plugin_id {plugins.plugin_id!r} by operation 23 "
+                       f"answered {exchange.status})")
 
 
 def stored(plugins: Plugins, card: Made, value: str | None = None,
@@ -199,10 +204,8 @@ def test_attached_plugin_shows_in_the_project(api, plugins, projects):
                           "id, so its attachment cannot be seen)")
     exchange = plugins.attach(middle)
     if exchange.status != 200:  # not held against PLUGIN-ATTACH; the rest of the board is
-        raise oracle.besides(NotAssessed(
-            f"set-up (attaching plugin_id {plugins.plugin_id!r} by operation 23 answered "
-            f"{exchange.status})"), lambda board: board.attach_plugin(middle.id,
-                                                                     plugins.plugin_id))
+        raise oracle.besides(unattached(plugins, exchange),
+                             lambda board: board.attach_plugin(middle.id, plugins.plugin_id))
     answer = exchange.json()
     if not mentions(answer.get("plugins") if isinstance(answer, dict) else None,
                     plugins.plugin_id):

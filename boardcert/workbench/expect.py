@@ -71,6 +71,7 @@ def written(oracle: Oracle, exchange: Exchange, number: int, requirement: str,
     `body` False: the status alone is judged, for an answer the interface does not show):
     the act applied to the oracle's board, and the body. A failure reads the whole board
     first, and adds what changed outside the write's address (`Oracle.besides`)."""
+    answer = None
     try:
         if body:
             answer = success(exchange, number, requirement)
@@ -78,7 +79,7 @@ def written(oracle: Oracle, exchange: Exchange, number: int, requirement: str,
             fail(requirement, f"status 200 from operation {number}", exchange)
     except (Violation, NotAssessed) as refused:
         raise oracle.besides(refused, write) from None
-    return write(oracle.board), answer if body else None
+    return write(oracle.board), answer
 
 
 def json_media_type(content_type: str) -> bool:

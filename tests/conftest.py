@@ -25,17 +25,6 @@ if os.environ.get("PYTHONDONTWRITEBYTECODE") and (_pycache := user_cache("pycach
     os.environ.setdefault("PYTHONPYCACHEPREFIX", str(_pycache))
 
 
-# `-n auto`: one worker more than the cores. Many of these tests wait on a server or a child
-# process (a certification, an install) for part of their time: with as many workers as cores
-# a sixth of the cores' time went idle in the test command, with one more a twentieth; two
-# more cost more CPU than they saved (docs/speed.md, "At commit 405a7d5").
-AUTO_WORKERS_BEYOND_CORES = 1
-
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    return (os.cpu_count() or 1) + AUTO_WORKERS_BEYOND_CORES
-
-
 @pytest.fixture(scope="session")
 def keys(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return bundle.keygen(tmp_path_factory.mktemp("keys"))

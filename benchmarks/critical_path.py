@@ -92,15 +92,22 @@ def unit(test: str) -> str:
     return module
 
 
-def report(records: list[dict], started: float, latency: float) -> None:
-    """The chains of every process, then what the longest-running one is made of."""
+def report(records: list[dict], started: float, latency: float,
+           cpu: dict[str, float] | None = None) -> None:
+    """The chains of every process (with `cpu`, each one's CPU seconds), then what the
+    longest-running one is made of, then every unit's round trips and span."""
     found = chains(records)
+    cpu = cpu or {}
     print(f"  {'process':8} {'first request':>14} {'last answer':>12} {'round trips':>12} "
-          f"{'in them':>8} {'between':>8}")
+          f"{'in them':>8} {'between':>8} {'CPU':>6}")
     for name, chain in sorted(found.items(), key=lambda kv: kv[0]):
         waited = sum(r.end - r.start for r in chain.rounds)
+        used = f"{cpu[name]:5.1f}s" if name in cpu else "     ?"
         print(f"  {name:8} {chain.first - started:13.1f}s {chain.last - started:11.1f}s "
-              f"{len(chain.rounds):12} {waited:7.1f}s {chain.last - chain.first - waited:7.1f}s")
+              f"{len(chain.rounds):12} {waited:7.1f}s {chain.last - chain.first - waited:7.1f}s"
+              f" {used}")
+    if cpu:
+        print(f"  CPU of every process: {sum(cpu.values()):.1f} s")
     workers = [c for c in found.values() if c.worker != "main"] or list(found.values())
     critical = max(workers, key=lambda c: c.last)
     longest = max(workers, key=lambda c: len(c.rounds))
@@ -127,6 +134,16 @@ def report(records: list[dict], started: float, latency: float) -> None:
         print(f"    {name[:62]:62} {phases['setup']:6} {phases['call']:5} "
               f"{phases['teardown']:5} {len(rounds) - writes:6} {writes:6} {waited:7.1f}s "
               f"{span - waited:7.1f}s")
+    print("  every unit (what distribution.ROUND_TRIPS estimates: its span x 10 at 100 ms):")
+    print(f"    {'unit':62} {'process':>8} {'round trips':>12} {'span':>7}")
+    spans: dict[tuple[str, str], list[Round]] = {}
+    for chain in found.values():
+        for r in chain.rounds:
+            spans.setdefault((unit(r.test), chain.worker), []).append(r)
+    for (name, worker), rounds in sorted(spans.items(),
+                                         key=lambda kv: kv[1][0].start - kv[1][-1].end):
+        print(f"    {name[:62]:62} {worker:>8} {len(rounds):12} "
+              f"{rounds[-1].end - rounds[0].start:6.1f}s")
 
 
 def main() -> int:
@@ -156,7 +173,10 @@ def main() -> int:
         print(f"{elapsed:.1f} s wall, {late.requests} requests, {chosen}; {verdict}")
         records = [json.loads(line) for path in where.glob("requests.jsonl.*")
                    for line in path.read_text().splitlines()]
-        report(records, started, options.latency)
+        phases = [json.loads(line) for line in (where / "phases.jsonl").read_text().splitlines()]
+        cpu = {p["worker"]: p["cpu"] for p in phases if p.get("when") == "sessionfinish"
+               and "cpu" in p}
+        report(records, started, options.latency, cpu)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import time
 from typing import Any
 
@@ -48,6 +49,13 @@ def _counted(send: Any) -> Any:
 
 httpx.HTTPTransport.handle_request = _counted(  # type: ignore[method-assign]
     httpx.HTTPTransport.handle_request)  # where boardcert.http.client sends (not Client.send)
+try:  # the speed plugin's transport of http:// targets (boardcert.speed.lean_http)
+    from boardcert.speed.lean_http import LeanTransport
+except ImportError:
+    pass
+else:
+    LeanTransport.handle_request = _counted(  # type: ignore[method-assign]
+        LeanTransport.handle_request)
 requests.Session.send = _counted(requests.Session.send)  # type: ignore[method-assign]
 
 
@@ -112,4 +120,10 @@ def pytest_sessionfinish(session: pytest.Session) -> Any:
         _write({"test": "", "when": "sessionfinish",
                 "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "start": started,
                 "seconds": time.time() - started, "requests": 0, "waited": 0,
-                "last_report": LAST["report"]})
+                "last_report": LAST["report"], "cpu": _cpu()})
+
+
+def _cpu() -> float:
+    """This process's CPU (user and system) so far, its threads' included."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime

@@ -22,13 +22,14 @@ from boardcert.conformance import (
 
 
 @pytest.fixture
-def row_with_columns(make_project, make_row, make_column, request):
+@together.owned("make_project", "make_row", "make_column")
+def row_with_columns(make_project, make_row, make_column):
     """A project of the test's own with one row holding two columns."""
     def build() -> tuple[Any, Any, list[Any]]:
         project = make_project()
         row = make_row(project)
         return project, row, [make_column(project, row), make_column(project, row)]
-    return together.own(request, build)
+    return build
 
 
 @pytest.mark.requirement("COLUMN-CREATE")

@@ -7,6 +7,7 @@ plugin id or the stored value is mentioned anywhere in them (`boardcert.http.api
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,8 +105,10 @@ def plugins(api, profile, ledger) -> Plugins:
 
 
 @pytest.fixture
-def project(make_project, request) -> Made:
-    return together.own(request, make_project)
+@together.owned("make_project")
+def project(make_project) -> Callable[[], Made]:
+    """A project of the test's own."""
+    return make_project
 
 
 @pytest.fixture(scope="module")
@@ -117,9 +120,10 @@ def cards(make_project, make_row, make_column, make_card) -> list[Made]:
 
 
 @pytest.fixture
-def projects(make_project, request) -> list[Made]:
+@together.owned("make_project")
+def projects(make_project) -> Callable[[], list[Made]]:
     """Three projects of the test's own."""
-    return together.own(request, lambda: [make_project() for _ in range(3)])
+    return lambda: [make_project() for _ in range(3)]
 
 
 def watched(api, plugins: Plugins, projects: list[Made], attach: bool = False) -> Oracle:

@@ -137,9 +137,10 @@ def answer(number: int, _answers: dict[int, Exchange],
 
 
 @pytest.fixture
-def project(make_project, request):
+@together.owned("make_project")
+def project(make_project):
     """A project of the test's own."""
-    return together.own(request, make_project)
+    return make_project
 
 
 @pytest.mark.parametrize("number", per_operation("PROJECT-TOP-LEVEL", PROJECT_OPS))

@@ -31,18 +31,20 @@ def _listed_rows(api, project_id: str, requirement: str) -> tuple[Any, Exchange]
 
 
 @pytest.fixture
-def project(make_project, request):
+@together.owned("make_project")
+def project(make_project):
     """A project of the test's own, without rows."""
-    return together.own(request, make_project)
+    return make_project
 
 
 @pytest.fixture
-def project_with_rows(make_project, make_row, request):
+@together.owned("make_project", "make_row")
+def project_with_rows(make_project, make_row):
     """A project of the test's own with two rows."""
     def build() -> tuple[Any, list[Any]]:
         project = make_project()
         return project, [make_row(project), make_row(project)]
-    return together.own(request, build)
+    return build
 
 
 @pytest.mark.read_only

@@ -218,23 +218,26 @@ def readable_project(request: pytest.FixtureRequest, target: Target, api: Api) -
 
 
 @pytest.fixture
-def fresh_board(make_board, request: pytest.FixtureRequest) -> Board:
+@together.owned("make_board")
+def fresh_board(make_board) -> Callable[[], Board]:
     """A board of the test's own, to change (built ahead, side by side with those of the tests
     that follow, when more than one request is in flight: boardcert.pytest.together)."""
-    return together.own(request, make_board)
+    return make_board
 
 
 @pytest.fixture
-def wide_board(make_board, request: pytest.FixtureRequest) -> Board:
+@together.owned("make_board")
+def wide_board(make_board) -> Callable[[], Board]:
     """A wide board of the test's own, to change and check whole (boardcert.workbench.board:
     three of each kind), built ahead like `fresh_board`."""
-    return together.own(request, lambda: make_board(wide=True))
+    return lambda: make_board(wide=True)
 
 
 @pytest.fixture
-def wide_board_with_metadata(make_board, request: pytest.FixtureRequest) -> Board:
+@together.owned("make_board")
+def wide_board_with_metadata(make_board) -> Callable[[], Board]:
     """A wide board whose middle card has three metadata entries and whose last has one."""
-    return together.own(request, lambda: make_board(metadata=True, wide=True))
+    return lambda: make_board(metadata=True, wide=True)
 
 
 @pytest.fixture

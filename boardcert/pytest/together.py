@@ -37,7 +37,8 @@ from boardcert.http.client import Client, Exchange
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
 Job = Callable[[], T]
-Plan = Callable[[pytest.Item], "tuple[Hashable, Job[Any]] | None"]
+Plan = Callable[[pytest.Item],
+                "tuple[Hashable, Job[Any]] | list[tuple[Hashable, Job[Any]]] | None"]
 
 
 @dataclass
@@ -94,7 +95,7 @@ class Together(Protocol):
     def companions(self, item: pytest.Item) -> list[pytest.Item]: ...
 
     def ahead(self, request: pytest.FixtureRequest, kind: str, job: Job[T], plan: Plan,
-              accept: Callable[[T], bool] | None) -> T: ...
+              accept: Callable[[T], bool] | None, key: Hashable | None = None) -> T: ...
 
 
 TOGETHER = pytest.StashKey[Together]()  # set by the speed plugin; absent: the plain way
@@ -140,12 +141,13 @@ def gather(client: Client, jobs: Sequence[Job[T]], lanes: Lanes) -> list[Done[T]
 
 
 def ahead(request: pytest.FixtureRequest, kind: str, job: Job[T], plan: Plan,
-          accept: Callable[[T], bool] | None = None) -> T:
+          accept: Callable[[T], bool] | None = None, key: Hashable | None = None) -> T:
     """This test's set-up `job`. `plan(item)` gives the key and job of a test's set-up among
-    those of this `kind` (None: it needs none), for the speed plugin to build those of the
-    pending companions ahead, side by side (a value `accept` refuses is made again here)."""
+    those of this `kind` (None: it needs none; or a list of them, this test's then named by
+    `key`), for the speed plugin to build those of the pending companions ahead, side by side
+    (a value `accept` refuses is made again here)."""
     found = request.config.stash.get(TOGETHER, None)
-    return job() if found is None else found.ahead(request, kind, job, plan, accept)
+    return job() if found is None else found.ahead(request, kind, job, plan, accept, key)
 
 
 def own(request: pytest.FixtureRequest, job: Job[T]) -> T:
@@ -157,6 +159,47 @@ def own(request: pytest.FixtureRequest, job: Job[T]) -> T:
         return (item.nodeid, job) if name in getattr(item, "fixturenames", ()) else None
 
     return ahead(request, f"fixture {name}", job, plan)
+
+
+Maker = Callable[..., Job[Any]]
+OWNED: dict[tuple[str, str], tuple[tuple[str, ...], Maker]] = {}  # (module, name) -> needs, maker
+SHARED = "boardcert.pytest.fixtures"  # where the suites' shared fixtures are declared
+
+
+def owned(*needs: str) -> Callable[[Maker], Callable[[pytest.FixtureRequest], Any]]:
+    """Declares a fixture (put @pytest.fixture above it) whose value is a set-up of the test's
+    own: the decorated function takes the session fixtures `needs` and returns the job that
+    makes it. Declared so, the speed plugin builds, the first time a test of a unit needs
+    one, the set-ups of every such fixture its pending companions use, side by side in one
+    batch (a module's boards of every kind at once, not one kind after another, each of which
+    waits for the longest board of its batch); the plain way, each test makes its own."""
+    def declare(maker: Maker) -> Callable[[pytest.FixtureRequest], Any]:
+        def fixture(request: pytest.FixtureRequest) -> Any:
+            return _owned(request, maker(*map(request.getfixturevalue, needs)), maker)
+        fixture.__name__ = fixture.__qualname__ = maker.__name__
+        fixture.__doc__, fixture.__module__ = maker.__doc__, maker.__module__
+        OWNED[(maker.__module__, maker.__name__)] = needs, maker
+        return fixture
+    return declare
+
+
+def _owned(request: pytest.FixtureRequest, job: Job[T], maker: Maker) -> T:
+    """The running `owned` fixture's value; keyed by the fixture, the maker that declared it
+    (a fixture of the same name declared elsewhere is not taken for it) and the test."""
+    name = request.fixturename or ""
+
+    def plan(item: pytest.Item) -> list[tuple[Hashable, Job[Any]]]:
+        module = getattr(getattr(item, "module", None), "__name__", "")
+        found = []
+        for fixture in getattr(item, "fixturenames", ()):
+            declared = OWNED.get((module, fixture)) or OWNED.get((SHARED, fixture))
+            if declared is not None:
+                needs, other = declared
+                found.append(((fixture, other, item.nodeid),
+                              other(*map(request.getfixturevalue, needs))))
+        return found
+
+    return ahead(request, "owned fixtures", job, plan, key=(name, maker, request.node.nodeid))
 
 
 def answered_once(request: pytest.FixtureRequest, answers: dict[int, Exchange], number: int,

@@ -28,15 +28,17 @@ BUILT = pytest.StashKey[dict[str, dict[Hashable, Any]]]()  # kind -> key -> Done
 
 
 def ahead(request: pytest.FixtureRequest, kind: str, job: Job[T], plan: Plan,
-          accept: Callable[[T], bool] | None, lanes: Lanes) -> T:
+          accept: Callable[[T], bool] | None, lanes: Lanes, key: Hashable | None = None) -> T:
     """This test's set-up `job`. `plan(item)` gives the key and job of a test's set-up among
-    those of this `kind` (None: it needs none); the first time a test needs one, those of its
-    pending companions are built side by side, and each test takes its own by its key."""
+    those of this `kind` (None: it needs none; a list: several, this test's named by `key`);
+    the first time a test needs one, those of its pending companions are built side by side,
+    and each test takes its own by its key."""
     config = request.config
-    own = _planned(request.node, plan) if lanes.width > 1 else None
-    if own is None:
+    own = dict(_planned(request.node, plan)) if lanes.width > 1 else {}
+    if key is None:
+        key = next(iter(own), None)
+    if key is None or key not in own:
         return job()
-    key = own[0]
     built = config.stash.setdefault(BUILT, {}).setdefault(kind, {})
     if key not in built:
         jobs = _batch(request.node, plan, built)
@@ -57,16 +59,17 @@ def _batch(item: pytest.Item, plan: Plan, built: dict[Hashable, Any]) -> dict[Ha
     """The set-ups to build side by side, this test's first."""
     jobs: dict[Hashable, Job[Any]] = {}
     for other in together.pending(item, lambda other: True):
-        found = _planned(other, plan)
-        if found is not None and found[0] not in built and found[0] not in jobs:
-            jobs[found[0]] = found[1]
+        for key, job in _planned(other, plan):
+            if key not in built and key not in jobs:
+                jobs[key] = job
     return jobs
 
 
-def _planned(item: pytest.Item, plan: Plan) -> tuple[Hashable, Job[Any]] | None:
-    """The test's set-up, if it needs one; none if planning fails (the test makes its own and
-    meets the failure where it would one at a time)."""
+def _planned(item: pytest.Item, plan: Plan) -> list[tuple[Hashable, Job[Any]]]:
+    """The test's set-ups (a plan gives none, one, or a list); none if planning fails (the
+    test makes its own and meets the failure where it would one at a time)."""
     try:
-        return plan(item)
+        found = plan(item)
     except (Exception, pytest.skip.Exception, pytest.fail.Exception):
-        return None
+        return []
+    return [] if found is None else found if isinstance(found, list) else [found]

@@ -19,7 +19,7 @@ Allure's among them, belong to pytest's thread): `pytest_fixture_setup` raises F
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -130,10 +130,10 @@ class SideBySide:
         return [i for i in items if self.unit_of.get(i.nodeid) == mine] if mine else [item]
 
     def ahead(self, request: pytest.FixtureRequest, kind: str, job: Job[T], plan: Plan,
-              accept: Callable[[T], bool] | None) -> T:
+              accept: Callable[[T], bool] | None, key: Hashable | None = None) -> T:
         from boardcert.speed import ahead
 
-        return ahead.ahead(request, kind, job, plan, accept, self.lanes())
+        return ahead.ahead(request, kind, job, plan, accept, self.lanes(), key)
 
 
 def _decide(config: pytest.Config) -> int:

@@ -43,15 +43,20 @@ class Longest(LoadScopeScheduling):
     def _assign_work_unit(self, node: Any) -> None:
         """The longest unit left, but to a worker still running a long test of its own (a
         stateful part, the first of a unit of property tests side by side), which needs the
-        next before it runs it, the shortest: a long unit queued behind a stateful part
-        finished 4 s after the others at 100 ms. (Queued behind a short test, the longest:
-        given the shortest each time, the long units were left for the end.)"""
+        next before it runs it, the shortest that holds no long test, if one is left: a long
+        unit queued behind a stateful part finished 4 s after the others at 100 ms, and so did
+        a stateful part queued behind another. (Queued behind a short test, the longest: given
+        the shortest each time, the long units were left for the end.)"""
         costs = {scope: unit_cost(scope, tests, self.in_flight)
                  for scope, tests in self.workqueue.items()}
         pending = [nodeid for tests in self.assigned_work.get(node, {}).values()
                    for nodeid, done in tests.items() if not done]
-        pick = min if self.long.intersection(pending) else max
-        chosen = pick(costs, key=costs.__getitem__)  # the first of equals: collection order
+        if self.long.intersection(pending):
+            short = {scope: cost for scope, cost in costs.items()
+                     if not self.long.intersection(self.workqueue[scope])}
+            chosen = min(short or costs, key=costs.__getitem__)  # the first of equals
+        else:
+            chosen = max(costs, key=costs.__getitem__)  # the first of equals: collection order
         self.workqueue.move_to_end(chosen, last=False)
         super()._assign_work_unit(node)
 

@@ -70,9 +70,10 @@ def test_with_requests_in_flight_a_module_stays_whole_and_each_stateful_part_is_
 
 
 class _Config:
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, in_flight: int | None = None) -> None:
         self.option = SimpleNamespace(tx=["popen"] * workers, loadscopereorder=True)
-        self.stash = {stash_key(): resolve_run({}, {})}  # the run's settings: the defaults
+        # the run's settings: the defaults, with `in_flight` if given
+        self.stash = {stash_key(): resolve_run({"in_flight": in_flight}, {})}
 
     def getvalue(self, name: str) -> Any:
         return getattr(self.option, name)
@@ -169,6 +170,24 @@ def test_behind_a_short_test_the_longest_unit_is_queued():
     scheduler.schedule()
     assert [collection[i] for i in node.sent] == collection[5:7]  # two property tests
     assert distribution.long_tests(scheduler.units) == set()
+
+
+def test_behind_a_long_test_a_unit_without_one_is_queued_before_a_long_one():
+    """A worker that starts a long test (a part of the board model's machine) gets the
+    shortest unit that holds no long test behind it, even where a stateful part costs less:
+    queued behind another long test, a stateful part waited there 4 s at 100 ms while other
+    workers had nothing left to run."""
+    model = "suites/test_board_model.py::test_board_follows_its_model[1]"
+    collection = [model, STATEFUL, *(f"suites/test_limits.py::test_{n}" for n in range(3))]
+    scheduler = Longest(_Config(1, in_flight=8), log=None)
+    node = _Node("gw0")
+    scheduler.add_node(node)
+    scheduler.add_node_collection(node, collection)
+    scheduler.schedule()
+    trips = distribution.ROUND_TRIPS
+    assert trips[distribution.STATEFUL] < trips["test_limits.py"] < trips[distribution.MODEL]
+    assert [collection[i] for i in node.sent][:2] == [model, collection[2]]
+    assert STATEFUL not in [collection[i] for i in node.sent]
 
 
 def test_with_requests_in_flight_units_cost_their_measured_round_trips():

@@ -281,3 +281,67 @@ def test_a_server_fast_at_first_and_late_after_gets_requests_side_by_side(tmp_pa
     result = certify(variant, tmp_path, select="", extra=("-k", "test_errors", *given))
     assert result.statuses and not result.failed(), result.summary()
     assert (most[0] > 1) is side_by_side, (most[0], result.summary())
+
+
+MADE: list[tuple[str, int]] = []  # the set-ups the owned fixtures below made, in order
+
+
+@together.owned("counter")
+def first_kind(counter):
+    """A set-up of the test's own, of one kind."""
+    return lambda: MADE.append(("first", next(counter))) or MADE[-1]
+
+
+@together.owned("counter")
+def second_kind(counter):
+    """A set-up of the test's own, of another kind."""
+    return lambda: MADE.append(("second", next(counter))) or MADE[-1]
+
+
+class _Item(SimpleNamespace):
+    def get_closest_marker(self, name: str) -> None:
+        return None
+
+    def iter_markers(self, name: str) -> list[Any]:
+        return []
+
+
+def test_owned_fixtures_of_every_kind_are_built_in_one_batch():
+    """With requests in flight, the first test of a unit that needs an `owned` fixture gets
+    the set-ups of every owned fixture its pending companions use built in one batch, its own
+    kind's and the others' (a module's boards of every kind side by side, not one kind after
+    another); each later test takes its own without making it again; asked again, a test's
+    own is made again."""
+    import itertools
+
+    from boardcert.speed import ahead
+
+    client, _ = late_client(0.0)
+    counter = itertools.count()
+    module = SimpleNamespace(__name__=__name__)
+    names = [("first_kind",), ("second_kind",), ("first_kind", "second_kind"), ("other",)]
+    items = [_Item(nodeid=f"t{n}", fixturenames=list(used), module=module)
+             for n, used in enumerate(names)]
+    config = SimpleNamespace(stash=pytest.Stash())
+    config.stash[together.TOGETHER] = SimpleNamespace(
+        companions=lambda item: items, lanes=lambda: Wide(2),
+        ahead=lambda request, kind, job, plan, accept, key=None: ahead.ahead(
+            request, kind, job, plan, accept, Wide(2), key))
+    for item in items:
+        item.config = config
+
+    def request(item: Any, fixture: str) -> Any:
+        values = {"counter": counter, "client": client}
+        return SimpleNamespace(config=config, node=item, fixturename=fixture,
+                               getfixturevalue=values.__getitem__)
+
+    MADE.clear()
+    assert first_kind(request(items[0], "first_kind"))[0] == "first"
+    assert sorted(kind for kind, _ in MADE) == ["first", "first", "second", "second"]
+    made = len(MADE)
+    assert second_kind(request(items[1], "second_kind"))[0] == "second"
+    assert first_kind(request(items[2], "first_kind"))[0] == "first"
+    assert second_kind(request(items[2], "second_kind"))[0] == "second"
+    assert len(MADE) == made  # taken from the batch, none made again
+    first_kind(request(items[2], "first_kind"))  # asked again: made again, here
+    assert len(MADE) == made + 1

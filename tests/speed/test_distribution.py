@@ -190,6 +190,36 @@ def test_behind_a_long_test_a_unit_without_one_is_queued_before_a_long_one():
     assert STATEFUL not in [collection[i] for i in node.sent]
 
 
+def test_a_worker_on_a_long_test_with_only_long_ones_left_runs_it_and_ends():
+    """Where a worker starts a long test and every unit left holds one too, it is not given
+    the next long one to hold (that one would wait behind its long test while other workers
+    have nothing to run): it is shut down, runs its test at once, and the worker that frees up
+    next takes the other. With fewer workers than long units left, the next goes behind."""
+    second = STATEFUL.replace("Workflow::", "Workflow2::")
+    limits = [f"suites/test_limits.py::test_{n}" for n in range(3)]
+    collection = [STATEFUL, second, *limits]
+    scheduler = Longest(_Config(2, in_flight=8), log=None)
+    nodes = [_Node("gw0"), _Node("gw1")]
+    for node in nodes:
+        scheduler.add_node(node)
+    for node in nodes:
+        scheduler.add_node_collection(node, collection)
+        scheduler.schedule()
+    sent = {node.gateway.id: [collection[i] for i in node.sent] for node in nodes}
+    assert sent == {"gw0": limits, "gw1": [STATEFUL]} and nodes[1].shutting_down, sent
+    for n in range(2):  # gw0 down to its last test: it takes the other part, then ends
+        scheduler.mark_test_complete(nodes[0], collection.index(limits[n]))
+    assert [collection[i] for i in nodes[0].sent] == [*limits, second]
+    scheduler.mark_test_complete(nodes[0], collection.index(limits[2]))
+    assert nodes[0].shutting_down
+    alone = Longest(_Config(1, in_flight=8), log=None)  # one worker: the next goes behind
+    node = _Node("gw0")
+    alone.add_node(node)
+    alone.add_node_collection(node, [STATEFUL, second])
+    alone.schedule()
+    assert [[STATEFUL, second][i] for i in node.sent] == [STATEFUL, second]
+
+
 def test_with_requests_in_flight_units_cost_their_measured_round_trips():
     """With requests in flight a module costs the round trips it still makes one after
     another, a stateful part and a unit of property tests theirs; the first property test of

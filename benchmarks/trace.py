@@ -94,7 +94,13 @@ pytest_runtest_teardown = _timed("teardown")
 def pytest_sessionstart(session: pytest.Session) -> None:
     _write({"test": "", "when": "sessionstart",
             "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "start": time.time(),
-            "seconds": 0, "requests": 0, "waited": 0})
+            "seconds": 0, "requests": 0, "waited": 0, "cpu": _cpu()})
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    _write({"test": "", "when": "collected",
+            "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "start": time.time(),
+            "seconds": 0, "requests": 0, "waited": 0, "cpu": _cpu()})
 
 
 LAST = {"report": 0.0}

@@ -71,7 +71,7 @@ def _timed(when: str) -> Any:
     @pytest.hookimpl(wrapper=True)
     def hook(item: pytest.Item) -> Any:
         before = dict(COUNT)
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _cpu()
         CURRENT.update(test=item.nodeid, when=when)
         try:
             return (yield)
@@ -82,7 +82,7 @@ def _timed(when: str) -> Any:
                     "start": time.time() - (time.perf_counter() - started),
                     "seconds": time.perf_counter() - started,
                     "requests": COUNT["requests"] - before["requests"],
-                    "waited": COUNT["waited"] - before["waited"]})
+                    "waited": COUNT["waited"] - before["waited"], "cpu": _cpu() - cpu})
     return hook
 
 

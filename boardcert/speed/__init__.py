@@ -24,8 +24,11 @@ Its parts:
   (boardcert.pytest.together names what; its plain way is one request at a time): this plugin
   puts its own way into the stash (together.TOGETHER).
 
-Nothing outside this package imports it; it hands the rest what it provides through stash keys
-(boardcert.pytest.stash: SPEED, DISCOVERED, UNITS, ALLURE_WRITTEN; together.TOGETHER).
+Nothing outside this package imports it, but `boardcert run`, which starts the zygote of
+`forked` as soon as it has chosen workers (before pytest loads this plugin: hence
+PYTEST_DONT_REWRITE, as pytest cannot rewrite a module imported before it; this one has no
+asserts); it hands the rest what it provides through stash keys (boardcert.pytest.stash:
+SPEED, DISCOVERED, UNITS, ALLURE_WRITTEN; together.TOGETHER).
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@
 A worker started afresh imports pytest, Hypothesis, schemathesis, httpx and some 800 other
 modules before it collects: 0.8 s of CPU each, more than half of what it costs to start. With
 eight workers on two cores that is six seconds of CPU before the first tests, and far away
-from the server it is what the run waits for. Here the controller starts one process, the
-zygote (this file run as a script: it imports nothing of boardcert), which imports the
+from the server it is what the run waits for. Here one process is started, the zygote (this
+file run as a script: it imports nothing of boardcert; `boardcert run` starts it as soon as
+it has chosen workers, start_early, else the controller as it configures), which imports the
 libraries the controller has imported (those of the standard library and site-packages that
 no pytest plugin of the run names, as pytest rewrites the asserts of those as it imports
 them); each worker is a fork of it.
@@ -52,31 +53,48 @@ COMING_UP = 10.0  # seconds a launcher waits for a zygote that lives but has not
 # before, and the run facts say so.
 COLLECTION_IMPORTS = ("schemathesis.specs.openapi.schemas", "schemathesis.transport.asgi",
                       "schemathesis.transport.wsgi")
+# What a zygote that `boardcert run` starts early (start_early: once it has chosen workers,
+# before pytest configures) imports at once, beside the controller's own configuration, the
+# bulk of the 0.9 s of CPU its imports take; the rest of what the controller imported follows
+# as the controller configures (start). Started with the controller's configuration instead,
+# the zygote held every worker back for about a second (critical_path.py at 30 ms: ready
+# 1.16 s into the controller's session).
+AHEAD = ("pytest", "hypothesis", "schemathesis", "execnet", "allure_commons",
+         *COLLECTION_IMPORTS)
+EARLY: list[Zygote] = []  # the zygote start_early started, until start takes it or stop_early
 
 
 # --- the controller's side --------------------------------------------------------------------
 
 def why_not(config: Any) -> str | None:
     """Why the workers of this run cannot be forked (None: they can)."""
-    if os.environ.get("BOARDCERT_FORK_WORKERS") == "0":
-        return "BOARDCERT_FORK_WORKERS=0"
-    if not hasattr(os, "fork") or not hasattr(socket, "send_fds"):
-        return "no fork or no passing of file descriptors here"
+    if why := _why_not_here():
+        return why
     specs = list(getattr(config.option, "tx", None) or [])
     if not specs or any(spec != "popen" for spec in specs):
         return "the workers are given with --tx"
     return None
 
 
+def _why_not_here() -> str | None:
+    if os.environ.get("BOARDCERT_FORK_WORKERS") == "0":
+        return "BOARDCERT_FORK_WORKERS=0"
+    if not hasattr(os, "fork") or not hasattr(socket, "send_fds"):
+        return "no fork or no passing of file descriptors here"
+    return None
+
+
 class Zygote:
     """The zygote a run's controller started, and the interpreter spec its workers get."""
 
-    def __init__(self, preload: list[str], plugins: list[str]) -> None:
+    def __init__(self, preload: list[str], plugins: list[str], more: bool = False) -> None:
+        """`more`: the zygote waits for the rest of its modules (`rest`) before any fork."""
+        self.plugins = plugins
         self.directory = tempfile.mkdtemp(prefix="boardcert-workers-")
         self.socket = os.path.join(self.directory, "zygote")
         names = os.path.join(self.directory, "preload.json")
         with open(names, "w", encoding="utf-8") as file:
-            json.dump({"preload": preload, "plugins": plugins}, file)
+            json.dump({"preload": preload, "plugins": plugins, "more": more}, file)
         self.log = os.path.join(self.directory, "zygote.log")
         with open(self.log, "wb") as log:
             self.process = subprocess.Popen(
@@ -87,6 +105,17 @@ class Zygote:
         launcher = [sys.executable, "-I", "-S", os.path.abspath(__file__), "launch",
                     self.socket]
         self.python = " ".join(shlex.quote(part) for part in launcher)
+
+    def rest(self, names: list[str]) -> bool:
+        """The rest of the modules (those of `names` it has not imported) sent to a zygote
+        started with `more`; False where it is gone."""
+        try:
+            assert self.process.stdin is not None
+            self.process.stdin.write(json.dumps(names).encode() + b"\n")
+            self.process.stdin.flush()
+        except (OSError, ValueError):
+            return False
+        return self.process.poll() is None
 
     def specs(self, count: int) -> list[str]:
         """pytest-xdist's --tx values for `count` workers forked from this zygote."""
@@ -115,26 +144,72 @@ def start(config: Any) -> str | None:
     pointed at it (stopped as the run ends); None, or why not."""
     why = why_not(config)
     if why is not None:
+        stop_early()
         return why
     args = list(config.invocation_params.args)
-    if "--disable-plugin-autoload" not in args and not os.environ.get(
-            "PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+    if not _autoload_off(args):
+        stop_early()
         return ("pytest loads the plugins of the environment by itself (boardcert run does "
                 "not), and rewrites every module of their distributions")
+    plugins = _plugins(args)
+    names = libraries(plugins) + [n for n in COLLECTION_IMPORTS if not _within(n, plugins)]
+    zygote = _adopted(sorted(plugins), names)
+    if zygote is None:
+        try:
+            zygote = Zygote(names, sorted(plugins))
+        except OSError as exc:
+            return f"the zygote could not start: {exc}"
+    config.add_cleanup(zygote.stop)
+    config.option.tx = zygote.specs(len(config.option.tx))
+    return None
+
+
+def start_early(args: list[str]) -> None:
+    """`boardcert run`, once it has chosen workers, with pytest's arguments: a zygote started
+    before pytest configures, importing what `boardcert run` imported and AHEAD; `start`
+    sends it the rest, or, where it was started for other plugins, stops it and starts
+    another. Nothing where the workers could not be forked (`start` says why)."""
+    if _why_not_here() or any(a.startswith("--tx") for a in args) or not _autoload_off(args):
+        return
+    plugins = _plugins(args)
+    with contextlib.suppress(OSError):
+        EARLY.append(Zygote(libraries(plugins) + [n for n in AHEAD if not _within(n, plugins)],
+                            sorted(plugins), more=True))
+
+
+def stop_early() -> None:
+    """The zygote start_early started, stopped where `start` did not take it."""
+    while EARLY:
+        EARLY.pop().stop()
+
+
+def _adopted(plugins: list[str], names: list[str]) -> Zygote | None:
+    """The zygote start_early started, sent the rest of `names`, where it was started for
+    these plugins and lives; else None (it stopped)."""
+    if not EARLY:
+        return None
+    zygote = EARLY.pop()
+    if zygote.plugins == plugins and zygote.rest(names):
+        return zygote
+    zygote.stop()
+    return None
+
+
+def _autoload_off(args: list[str]) -> bool:
+    return "--disable-plugin-autoload" in args or bool(
+        os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"))
+
+
+def _plugins(args: list[str]) -> set[str]:
+    """The plugins of a run with pytest arguments `args`: those named with -p, those of the
+    environment's entry points, and boardcert."""
     from importlib.metadata import entry_points
 
     plugins = {args[n + 1] for n, arg in enumerate(args[:-1]) if arg == "-p"}
     plugins |= {arg[2:] for arg in args if arg.startswith("-p") and len(arg) > 2}
     plugins |= {ep.value.split(":")[0] for ep in entry_points(group="pytest11")}
     plugins.add("boardcert")
-    extra = [name for name in COLLECTION_IMPORTS if not _within(name, plugins)]
-    try:
-        zygote = Zygote(libraries(plugins) + extra, sorted(plugins))
-    except OSError as exc:
-        return f"the zygote could not start: {exc}"
-    config.add_cleanup(zygote.stop)
-    config.option.tx = zygote.specs(len(config.option.tx))
-    return None
+    return plugins
 
 
 def missing_imports(names: Iterable[str] | None = None) -> list[str]:
@@ -234,7 +309,13 @@ def zygote(path: str, names: str) -> tuple[dict[str, Any], list[int]]:
     listener.bind(path)
     listener.listen(64)
     with open(names, encoding="utf-8") as file:
-        _preload(**json.load(file))
+        given = json.load(file)
+    _preload(given["preload"], given["plugins"])
+    if given["more"]:  # started early (start_early): the rest once the controller configured
+        rest = sys.stdin.buffer.readline()
+        if not rest:
+            os._exit(0)
+        _preload(json.loads(rest), given["plugins"])
     while True:
         readable, _, _ = select.select([listener, sys.stdin], [], [], 1)
         _reap()

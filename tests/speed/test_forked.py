@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ pytestmark = pytest.mark.xdist_group("test_forked")  # its runs start workers of
 # modules the suites' collection imports were there already.
 PARENTS = """
 import os
+import shlex
 import sys
 
 AHEAD = NAMES
@@ -158,3 +160,46 @@ def test_the_collection_imports_are_there_and_a_missing_one_is_named():
     assert forked.missing_imports(["schemathesis.no_such_module", "json"]) == [
         "schemathesis.no_such_module"]
     assert not [n for n in forked.COLLECTION_IMPORTS if n.startswith("schemathesis.pytest")]
+
+
+def _forked_prints(zygote: forked.Zygote, code: str) -> str:
+    """What `code` prints in a fork of `zygote` (through its launcher, as a worker starts)."""
+    done = subprocess.run([*shlex.split(zygote.python), "-u", "-c", code], capture_output=True,
+                          text=True, timeout=60)
+    return done.stdout.strip()
+
+
+def test_a_zygote_started_early_is_taken_with_the_rest_or_stopped(monkeypatch):
+    """`boardcert run` starts the zygote once it has chosen workers (start_early), before
+    pytest configures: the controller's configuration (start) takes it where it was started
+    for the run's plugins, and sends it the rest of what the controller imported (a fork has
+    it); started for other plugins it is stopped and another serves the workers."""
+    monkeypatch.delenv("BOARDCERT_FORK_WORKERS", raising=False)
+    args = ("--disable-plugin-autoload", "-p", "xdist")
+    cleanups: list = []
+
+    def config(*given: str) -> SimpleNamespace:
+        made = _config(*given)
+        made.add_cleanup = cleanups.append
+        return made
+
+    try:
+        forked.start_early(list(args))
+        [early] = forked.EARLY
+        import wave  # noqa: F401  (imported after start_early: only the rest brings it)
+
+        taken = config(*args)
+        assert forked.start(taken) is None and forked.EARLY == []
+        assert taken.option.tx == [f"popen//python={early.python}"] * 2
+        assert _forked_prints(early, "import sys; print('wave' in sys.modules)") == "True"
+
+        forked.start_early(list(args))
+        [other_plugins] = forked.EARLY
+        refused = config(*args, "-p", "allure_pytest")
+        assert forked.start(refused) is None and forked.EARLY == []
+        assert other_plugins.process.poll() is not None  # stopped
+        assert refused.option.tx[0] != f"popen//python={other_plugins.python}"
+    finally:
+        forked.stop_early()
+        for cleanup in cleanups:
+            cleanup()

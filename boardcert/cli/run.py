@@ -88,18 +88,8 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     run = replace(run, in_flight=run.in_flight or in_flight, checked=bool(timing),
                   in_flight_chosen=run.in_flight is None and in_flight is not None)
     watch = RunWatch()
-    argv = pytest_arguments(args, extra, output)
-    early = args.speed and args.workers_choice.workers > 1
-    if early:  # its zygote imports the libraries beside pytest's configuration
-        from boardcert.speed import forked
-
-        forked.start_early(argv)
-    try:
-        with redacted_console(redactor):
-            code = pytest_main(argv, watch, run)
-    finally:
-        if early:
-            forked.stop_early()
+    with redacted_console(redactor):
+        code = pytest_main(pytest_arguments(args, extra, output), watch, run)
     return after_run(args, after, output, outcome(code, watch, output, args.strict),
                      watch.report)
 

@@ -81,7 +81,7 @@ def pytest_main(argv: list[str], watch: RunWatch, run: Run) -> int:
 
     from boardcert.pytest.handover import Handed
 
-    return int(pytest.main(argv, plugins=[watch, Handed(run), SuitesUnlessPathsGiven(),
+    return int(pytest.main(argv, plugins=[watch, Handed(run, tuple(argv)), SuitesUnlessPathsGiven(),
                                           PathsFromTheRoot()]))
 
 

@@ -21,10 +21,12 @@ WORKER_RUN = "boardcert_run"  # workerinput key: the controller's Run, as text
 
 class Handed:
     """Given to pytest.main by `boardcert run`: the run it resolved, in the stash before any
-    plugin reads it."""
+    plugin reads it; and pytest's arguments (`args`), for a plugin that starts work before
+    pytest has parsed them (the speed plugin's zygote, boardcert.speed.early)."""
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, args: tuple[str, ...] = ()) -> None:
         self.run = run
+        self.args = args
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_load_initial_conftests(self, early_config: pytest.Config) -> None:

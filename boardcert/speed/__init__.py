@@ -19,16 +19,14 @@ Its parts:
 - `startup` (loaded by `boardcert run` with -p, right after this plugin): the workers start a
   few at a time;
 - `forked`: each worker a fork of one process that imported the libraries already (through
-  pytest-xdist's own `--tx popen//python=`).
+  pytest-xdist's own `--tx popen//python=`); `early`: that process started as this plugin
+  loads, where `boardcert run` chose workers.
 - `in_flight` (+ `ahead`): requests side by side where the suites say tests are independent
   (boardcert.pytest.together names what; its plain way is one request at a time): this plugin
   puts its own way into the stash (together.TOGETHER).
 
-Nothing outside this package imports it, but `boardcert run`, which starts the zygote of
-`forked` as soon as it has chosen workers (before pytest loads this plugin: hence
-PYTEST_DONT_REWRITE, as pytest cannot rewrite a module imported before it; this one has no
-asserts); it hands the rest what it provides through stash keys (boardcert.pytest.stash:
-SPEED, DISCOVERED, UNITS, ALLURE_WRITTEN; together.TOGETHER).
+Nothing outside this package imports it; it hands the rest what it provides through stash keys
+(boardcert.pytest.stash: SPEED, DISCOVERED, UNITS, ALLURE_WRITTEN; together.TOGETHER).
 """
 
 from __future__ import annotations
@@ -43,9 +41,9 @@ pytest_plugins = ["boardcert.speed.overhead",  # first: freezes the heap before 
                   "boardcert.speed.in_flight",  # no fixture set up inside a job
                   "boardcert.speed.distribution"]
 
-__all__ = ["ahead", "allure_listener", "allure_writer", "distribution", "forked", "in_flight",
-           "overhead", "patched", "patches", "scheduler", "shared_discovery", "side_by_side",
-           "startup"]
+__all__ = ["ahead", "allure_listener", "allure_writer", "distribution", "early", "forked",
+           "in_flight", "overhead", "patched", "patches", "scheduler", "shared_discovery",
+           "side_by_side", "startup"]
 
 
 def patched(config: pytest.Config, name: str) -> bool:
@@ -55,6 +53,17 @@ def patched(config: pytest.Config, name: str) -> bool:
 
     found = config.stash.get(SPEED, None)
     return found is not None and found.on and name not in dict(found.off)
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """This plugin's first moment: pytest loads it before the run's other plugins. Where
+    `boardcert run` handed over a run with workers, their zygote starts now (early.start)."""
+    from boardcert.pytest.handover import Handed
+    from boardcert.speed import early
+
+    for plugin in pluginmanager.get_plugins():
+        if isinstance(plugin, Handed):
+            early.start(plugin.args)
 
 
 @pytest.hookimpl(tryfirst=True)  # before allure-pytest's makes its listener
@@ -103,4 +112,8 @@ def pytest_configure(config: pytest.Config) -> None:
         elif missing := forked.missing_imports():
             off["collection imports ahead"] = (f"{', '.join(missing)} not found: each worker "
                                                "imports what the suites need itself")
+    if not roles.is_worker(config):
+        from boardcert.speed import early
+
+        early.stop()  # one that forked.start did not take: no workers after all
     config.stash[SPEED] = Speed(on=True, off=tuple(off.items()))

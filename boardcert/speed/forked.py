@@ -5,8 +5,8 @@ A worker started afresh imports pytest, Hypothesis, schemathesis, httpx and some
 modules before it collects: 0.8 s of CPU each, more than half of what it costs to start. With
 eight workers on two cores that is six seconds of CPU before the first tests, and far away
 from the server it is what the run waits for. Here one process is started, the zygote (this
-file run as a script: it imports nothing of boardcert; `boardcert run` starts it as soon as
-it has chosen workers, start_early, else the controller as it configures), which imports the
+file run as a script: it imports nothing of boardcert; started as this plugin loads where
+`boardcert run` chose workers, `early`, else by the controller as it configures), imports the
 libraries the controller has imported (those of the standard library and site-packages that
 no pytest plugin of the run names, as pytest rewrites the asserts of those as it imports
 them); each worker is a fork of it.
@@ -53,22 +53,13 @@ COMING_UP = 10.0  # seconds a launcher waits for a zygote that lives but has not
 # before, and the run facts say so.
 COLLECTION_IMPORTS = ("schemathesis.specs.openapi.schemas", "schemathesis.transport.asgi",
                       "schemathesis.transport.wsgi")
-# What a zygote that `boardcert run` starts early (start_early: once it has chosen workers,
-# before pytest configures) imports at once, beside the controller's own configuration, the
-# bulk of the 0.9 s of CPU its imports take; the rest of what the controller imported follows
-# as the controller configures (start). Started with the controller's configuration instead,
-# the zygote held every worker back for about a second (critical_path.py at 30 ms: ready
-# 1.16 s into the controller's session).
-AHEAD = ("pytest", "hypothesis", "schemathesis", "execnet", "allure_commons",
-         *COLLECTION_IMPORTS)
-EARLY: list[Zygote] = []  # the zygote start_early started, until start takes it or stop_early
 
 
 # --- the controller's side --------------------------------------------------------------------
 
 def why_not(config: Any) -> str | None:
     """Why the workers of this run cannot be forked (None: they can)."""
-    if why := _why_not_here():
+    if why := why_not_here():
         return why
     specs = list(getattr(config.option, "tx", None) or [])
     if not specs or any(spec != "popen" for spec in specs):
@@ -76,7 +67,8 @@ def why_not(config: Any) -> str | None:
     return None
 
 
-def _why_not_here() -> str | None:
+def why_not_here() -> str | None:
+    """Why no worker can be forked here, whatever the run (None: they can)."""
     if os.environ.get("BOARDCERT_FORK_WORKERS") == "0":
         return "BOARDCERT_FORK_WORKERS=0"
     if not hasattr(os, "fork") or not hasattr(socket, "send_fds"):
@@ -144,16 +136,18 @@ def start(config: Any) -> str | None:
     pointed at it (stopped as the run ends); None, or why not."""
     why = why_not(config)
     if why is not None:
-        stop_early()
+        _stop_early()
         return why
     args = list(config.invocation_params.args)
-    if not _autoload_off(args):
-        stop_early()
+    if not autoload_off(args):
+        _stop_early()
         return ("pytest loads the plugins of the environment by itself (boardcert run does "
                 "not), and rewrites every module of their distributions")
-    plugins = _plugins(args)
-    names = libraries(plugins) + [n for n in COLLECTION_IMPORTS if not _within(n, plugins)]
-    zygote = _adopted(sorted(plugins), names)
+    plugins = plugins_of(args)
+    names = libraries(plugins) + [n for n in COLLECTION_IMPORTS if not within(n, plugins)]
+    from boardcert.speed import early
+
+    zygote = early.adopted(sorted(plugins), names)
     if zygote is None:
         try:
             zygote = Zygote(names, sorted(plugins))
@@ -164,43 +158,19 @@ def start(config: Any) -> str | None:
     return None
 
 
-def start_early(args: list[str]) -> None:
-    """`boardcert run`, once it has chosen workers, with pytest's arguments: a zygote started
-    before pytest configures, importing what `boardcert run` imported and AHEAD; `start`
-    sends it the rest, or, where it was started for other plugins, stops it and starts
-    another. Nothing where the workers could not be forked (`start` says why)."""
-    if _why_not_here() or any(a.startswith("--tx") for a in args) or not _autoload_off(args):
-        return
-    plugins = _plugins(args)
-    with contextlib.suppress(OSError):
-        EARLY.append(Zygote(libraries(plugins) + [n for n in AHEAD if not _within(n, plugins)],
-                            sorted(plugins), more=True))
+def _stop_early() -> None:
+    from boardcert.speed import early
+
+    early.stop()
 
 
-def stop_early() -> None:
-    """The zygote start_early started, stopped where `start` did not take it."""
-    while EARLY:
-        EARLY.pop().stop()
-
-
-def _adopted(plugins: list[str], names: list[str]) -> Zygote | None:
-    """The zygote start_early started, sent the rest of `names`, where it was started for
-    these plugins and lives; else None (it stopped)."""
-    if not EARLY:
-        return None
-    zygote = EARLY.pop()
-    if zygote.plugins == plugins and zygote.rest(names):
-        return zygote
-    zygote.stop()
-    return None
-
-
-def _autoload_off(args: list[str]) -> bool:
+def autoload_off(args: list[str]) -> bool:
+    """Whether pytest loads only the plugins named (as under `boardcert run`)."""
     return "--disable-plugin-autoload" in args or bool(
         os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"))
 
 
-def _plugins(args: list[str]) -> set[str]:
+def plugins_of(args: list[str]) -> set[str]:
     """The plugins of a run with pytest arguments `args`: those named with -p, those of the
     environment's entry points, and boardcert."""
     from importlib.metadata import entry_points
@@ -237,10 +207,10 @@ def libraries(plugins: set[str]) -> list[str]:
                                                            "platlib")})
     return [name for name, module in list(sys.modules.items())
             if name != "__main__" and isinstance(getattr(module, "__file__", None), str)
-            and module.__file__.startswith(places) and not _within(name, plugins)]
+            and module.__file__.startswith(places) and not within(name, plugins)]
 
 
-def _within(name: str, packages: Iterable[str]) -> bool:
+def within(name: str, packages: Iterable[str]) -> bool:
     return any(name == p or name.startswith(p + ".") for p in packages)
 
 
@@ -311,7 +281,7 @@ def zygote(path: str, names: str) -> tuple[dict[str, Any], list[int]]:
     with open(names, encoding="utf-8") as file:
         given = json.load(file)
     _preload(given["preload"], given["plugins"])
-    if given["more"]:  # started early (start_early): the rest once the controller configured
+    if given["more"]:  # started early (speed.early): the rest once the controller configured
         rest = sys.stdin.buffer.readline()
         if not rest:
             os._exit(0)
@@ -358,7 +328,7 @@ def _preload(preload: list[str], plugins: list[str]) -> None:
             __import__(name)
         if threading.active_count() != 1:
             sys.exit(f"boardcert zygote: importing {name} started a thread")
-        tainted = [m for m in sys.modules if _within(m, plugins)]
+        tainted = [m for m in sys.modules if within(m, plugins)]
         if tainted:
             sys.exit(f"boardcert zygote: importing {name} imported {tainted[0]}, a plugin's")
 

@@ -18,7 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 from boardcert.paths import SUITES
-from boardcert.speed import forked
+from boardcert.speed import early, forked
 
 pytestmark = pytest.mark.xdist_group("test_forked")  # its runs start workers of their own
 
@@ -170,12 +170,13 @@ def _forked_prints(zygote: forked.Zygote, code: str) -> str:
 
 
 def test_a_zygote_started_early_is_taken_with_the_rest_or_stopped(monkeypatch):
-    """`boardcert run` starts the zygote once it has chosen workers (start_early), before
-    pytest configures: the controller's configuration (start) takes it where it was started
-    for the run's plugins, and sends it the rest of what the controller imported (a fork has
-    it); started for other plugins it is stopped and another serves the workers."""
+    """Where `boardcert run` chose workers, the zygote starts as the speed plugin loads
+    (speed.early), before pytest configures: the controller's configuration (forked.start)
+    takes it where it was started for the run's plugins, and sends it the rest of what the
+    controller imported (a fork has it); started for other plugins it is stopped and another
+    serves the workers. No workers asked for: none started."""
     monkeypatch.delenv("BOARDCERT_FORK_WORKERS", raising=False)
-    args = ("--disable-plugin-autoload", "-p", "xdist")
+    args = ("--disable-plugin-autoload", "-p", "xdist", "-n", "2")
     cleanups: list = []
 
     def config(*given: str) -> SimpleNamespace:
@@ -184,22 +185,35 @@ def test_a_zygote_started_early_is_taken_with_the_rest_or_stopped(monkeypatch):
         return made
 
     try:
-        forked.start_early(list(args))
-        [early] = forked.EARLY
-        import wave  # noqa: F401  (imported after start_early: only the rest brings it)
+        early.start(args[:-2])
+        early.start((*args, "-n", "1"))
+        assert early.EARLY == []  # no workers
+
+        early.start(args)
+        [started] = early.EARLY
+        import wave  # noqa: F401  (imported after early.start: only the rest brings it)
 
         taken = config(*args)
-        assert forked.start(taken) is None and forked.EARLY == []
-        assert taken.option.tx == [f"popen//python={early.python}"] * 2
-        assert _forked_prints(early, "import sys; print('wave' in sys.modules)") == "True"
+        assert forked.start(taken) is None and early.EARLY == []
+        assert taken.option.tx == [f"popen//python={started.python}"] * 2
+        assert _forked_prints(started, "import sys; print('wave' in sys.modules)") == "True"
 
-        forked.start_early(list(args))
-        [other_plugins] = forked.EARLY
+        early.start(args)
+        [other_plugins] = early.EARLY
         refused = config(*args, "-p", "allure_pytest")
-        assert forked.start(refused) is None and forked.EARLY == []
+        assert forked.start(refused) is None and early.EARLY == []
         assert other_plugins.process.poll() is not None  # stopped
         assert refused.option.tx[0] != f"popen//python={other_plugins.python}"
     finally:
-        forked.stop_early()
+        early.stop()
         for cleanup in cleanups:
             cleanup()
+
+
+def test_workers_are_read_from_pytest_s_arguments():
+    """What the early start takes for a run with workers: the last -n, in any of its forms."""
+    assert early.with_workers(["-n", "8"]) and early.with_workers(["-n8"])
+    assert early.with_workers(["--numprocesses=auto"]) and early.with_workers(
+        ["--numprocesses", "logical"])
+    assert not early.with_workers(["-n", "8", "-n", "1"]) and not early.with_workers(["-n0"])
+    assert not early.with_workers(["-p", "xdist", "--no-header"])

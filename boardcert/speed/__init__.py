@@ -115,5 +115,5 @@ def pytest_configure(config: pytest.Config) -> None:
     if not roles.is_worker(config):
         from boardcert.speed import early
 
-        early.stop()  # one that forked.start did not take: no workers after all
+        early.stop()  # one forked.start did not take: no workers, or they cannot be forked
     config.stash[SPEED] = Speed(on=True, off=tuple(off.items()))

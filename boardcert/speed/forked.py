@@ -77,7 +77,8 @@ def why_not_here() -> str | None:
 
 
 class Zygote:
-    """The zygote a run's controller started, and the interpreter spec its workers get."""
+    """A run's zygote (started by the controller, or early: speed.early), and the
+    interpreter spec its workers get."""
 
     def __init__(self, preload: list[str], plugins: list[str], more: bool = False) -> None:
         """`more`: the zygote waits for the rest of its modules (`rest`) before any fork."""
@@ -136,11 +137,9 @@ def start(config: Any) -> str | None:
     pointed at it (stopped as the run ends); None, or why not."""
     why = why_not(config)
     if why is not None:
-        _stop_early()
         return why
     args = list(config.invocation_params.args)
     if not autoload_off(args):
-        _stop_early()
         return ("pytest loads the plugins of the environment by itself (boardcert run does "
                 "not), and rewrites every module of their distributions")
     plugins = plugins_of(args)
@@ -156,12 +155,6 @@ def start(config: Any) -> str | None:
     config.add_cleanup(zygote.stop)
     config.option.tx = zygote.specs(len(config.option.tx))
     return None
-
-
-def _stop_early() -> None:
-    from boardcert.speed import early
-
-    early.stop()
 
 
 def autoload_off(args: list[str]) -> bool:

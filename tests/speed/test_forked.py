@@ -26,7 +26,6 @@ pytestmark = pytest.mark.xdist_group("test_forked")  # its runs start workers of
 # modules the suites' collection imports were there already.
 PARENTS = """
 import os
-import shlex
 import sys
 
 AHEAD = NAMES

@@ -46,7 +46,9 @@ def test_a_server_20_ms_away_gets_workers_and_a_near_one_none():
     (pytest gets -n); the reference on loopback -> serial (no -n) on a machine that is not
     swamped."""
     far, timing = _choice(SLOW)
-    assert min(timing) >= 0.02 and far.workers >= 2, far.reason
+    # The wait is the server's 20 ms less up to one millisecond: uvicorn's loop is uvloop,
+    # whose clock (libuv's) counts whole milliseconds (seen: 19.9 ms under the test command).
+    assert min(timing) >= 0.019 and far.workers >= 2, far.reason
     assert far.pytest_args() == ["-n", str(far.workers)]
     near, timing = _choice(REFERENCE)
     assert near == workers.choose(workers.round_trip(timing)) and "round trip" in near.reason

@@ -220,6 +220,26 @@ def test_a_worker_on_a_long_test_with_only_long_ones_left_runs_it_and_ends():
     assert [[STATEFUL, second][i] for i in node.sent] == [STATEFUL, second]
 
 
+def test_a_worker_on_a_long_test_takes_nothing_the_other_workers_can_take():
+    """Where a worker starts a long test and no more units are left than other workers, it
+    is shut down even where a unit without a long test is left: queued behind the long test,
+    that unit (test_concurrent_writes, 3 s at 100 ms) started when the long test ended and
+    finished the run 3 s after the others, while a worker had been free all along. With more
+    units left than other workers, the shortest goes behind."""
+    model = "suites/test_board_model.py::test_board_follows_its_model[1]"
+    limits = [f"suites/test_limits.py::test_{n}" for n in range(3)]
+    writes = [f"suites/test_concurrent_writes.py::test_{n}" for n in range(3)]
+    for workers, behind in ((3, []), (2, writes)):
+        scheduler = Longest(_Config(workers, in_flight=8), log=None)
+        nodes = [_Node(f"gw{n}") for n in range(workers)]
+        for node in nodes:
+            scheduler.add_node(node)
+        scheduler.add_node_collection(nodes[0], [model, *limits, *writes])
+        scheduler.schedule()
+        sent = [[model, *limits, *writes][i] for i in nodes[0].sent]
+        assert sent == [model, *behind] and nodes[0].shutting_down == (not behind), sent
+
+
 def test_with_requests_in_flight_units_cost_their_measured_round_trips():
     """With requests in flight a module costs the round trips it still makes one after
     another, a stateful part and a unit of property tests theirs; the first property test of

@@ -93,6 +93,18 @@ class _Node:
         self.shutting_down = True
 
 
+def _scheduled(collection: list[str], workers: int) -> tuple[Longest, list[_Node]]:
+    """The scheduler (requests in flight) and its workers once each has collected, in turn."""
+    scheduler = Longest(_Config(workers, in_flight=8), log=None)
+    nodes = [_Node(f"gw{n}") for n in range(workers)]
+    for node in nodes:
+        scheduler.add_node(node)
+    for node in nodes:  # as pytest-xdist does
+        scheduler.add_node_collection(node, collection)
+        scheduler.schedule()
+    return scheduler, nodes
+
+
 def test_the_longest_units_go_out_first_and_a_worker_gets_more_when_down_to_one():
     """The stateful test, then the property tests, then the modules by size; a worker holding
     one test still to run gets one more unit, the shortest."""
@@ -198,13 +210,7 @@ def test_a_worker_on_a_long_test_with_only_long_ones_left_runs_it_and_ends():
     second = STATEFUL.replace("Workflow::", "Workflow2::")
     limits = [f"suites/test_limits.py::test_{n}" for n in range(3)]
     collection = [STATEFUL, second, *limits]
-    scheduler = Longest(_Config(2, in_flight=8), log=None)
-    nodes = [_Node("gw0"), _Node("gw1")]
-    for node in nodes:
-        scheduler.add_node(node)
-    for node in nodes:
-        scheduler.add_node_collection(node, collection)
-        scheduler.schedule()
+    scheduler, nodes = _scheduled(collection, 2)
     sent = {node.gateway.id: [collection[i] for i in node.sent] for node in nodes}
     assert sent == {"gw0": limits, "gw1": [STATEFUL]} and nodes[1].shutting_down, sent
     for n in range(2):  # gw0 down to its last test: it takes the other part, then ends
@@ -248,14 +254,7 @@ def test_behind_a_long_test_goes_what_the_other_workers_would_start_later():
     cards = [f"suites/test_cards.py::test_{n}" for n in range(3)]
     writes = [f"suites/test_concurrent_writes.py::test_{n}" for n in range(3)]
     collection = [model, *cards, *writes]
-    scheduler = Longest(_Config(2, in_flight=8), log=None)
-    nodes = [_Node("gw0"), _Node("gw1")]
-    for node in nodes:
-        scheduler.add_node(node)
-    for node in nodes:
-        scheduler.add_node_collection(node, collection)
-        scheduler.schedule()
-    sent = [[collection[i] for i in node.sent] for node in nodes]
+    sent = [[collection[i] for i in node.sent] for node in _scheduled(collection, 2)[1]]
     assert sent == [cards, [model, *writes]], sent
 
 

@@ -19,7 +19,6 @@ class Longest(LoadScopeScheduling):
 
     units: dict[str, str] = {}
     long: set[str] = set()  # long_tests(units)
-    costs: dict[str, float] = {}  # unit -> its cost, as it went out
     in_flight = 1
 
     @property
@@ -58,7 +57,6 @@ class Longest(LoadScopeScheduling):
             chosen = min(short or costs, key=costs.__getitem__)  # the first of equals
         else:
             chosen = max(costs, key=costs.__getitem__)  # the first of equals: collection order
-        self.costs = {**self.costs, chosen: costs[chosen]}
         self.workqueue.move_to_end(chosen, last=False)
         super()._assign_work_unit(node)
 
@@ -81,31 +79,14 @@ class Longest(LoadScopeScheduling):
 
     def _runs_alone(self, node: Any) -> bool:
         """Whether the worker runs a long test and the units left are no more than the other
-        workers that should be done with theirs before it is done with its own (by their
-        units' costs; one still collecting has none), or than all the other workers where
-        each unit left holds a long test too: whatever is queued behind its long test
-        waits for it (a stateful part behind another ended a run at 100 ms 4 s after the
-        other workers; so did a module of 3 s behind a stateful part, taken when a worker was
-        free 3 s sooner). Shut down, the worker runs its long test at once, and the workers
-        that free up take the rest. (Behind a long test the shortest unit without one goes
-        first.)"""
+        workers still taking work: whatever is queued behind its long test waits for it (a
+        stateful part behind another ended a run at 100 ms 4 s after the other workers; so did
+        a module of 3 s behind a stateful part, taken when a worker was free 3 s sooner). Shut
+        down, the worker runs its long test at once, and the workers that free up take the
+        rest. (Behind a long test the shortest unit without one goes first.)"""
         pending = [nodeid for tests in self.assigned_work.get(node, {}).values()
                    for nodeid, done in tests.items() if not done]
         if not self.long.intersection(pending):
             return False
         others = [other for other in self.nodes if other is not node and not other.shutting_down]
-        if all(self.long.intersection(tests) for tests in self.workqueue.values()):
-            return len(self.workqueue) <= len(others)
-        mine = self._left_to_run(node)
-        sooner = [other for other in others if self._left_to_run(other) <= mine]
-        return len(self.workqueue) <= len(sooner)
-
-    def _left_to_run(self, node: Any) -> float:
-        """The cost of what the worker still has to run: each of its units' cost, in the
-        share of its tests not done yet."""
-        left = 0.0
-        for scope, tests in self.assigned_work.get(node, {}).items():
-            if tests:
-                undone = sum(not done for done in tests.values())
-                left += self.costs.get(scope, 0.0) * undone / len(tests)
-        return left
+        return len(self.workqueue) <= len(others)

@@ -246,18 +246,6 @@ def test_a_worker_on_a_long_test_takes_nothing_the_other_workers_can_take():
         assert sent == [model, *behind] and nodes[0].shutting_down == (not behind), sent
 
 
-def test_behind_a_long_test_goes_what_the_other_workers_would_start_later():
-    """Where the other worker is busy with more than the long test costs (test_cards, 113
-    round trips, against a part of the board model's 80), the unit left goes behind the long
-    test: given to the other worker it would start after test_cards."""
-    model = "suites/test_board_model.py::test_board_follows_its_model[1]"
-    cards = [f"suites/test_cards.py::test_{n}" for n in range(3)]
-    writes = [f"suites/test_concurrent_writes.py::test_{n}" for n in range(3)]
-    collection = [model, *cards, *writes]
-    sent = [[collection[i] for i in node.sent] for node in _scheduled(collection, 2)[1]]
-    assert sent == [cards, [model, *writes]], sent
-
-
 def test_with_requests_in_flight_units_cost_their_measured_round_trips():
     """With requests in flight a module costs the round trips it still makes one after
     another, a stateful part and a unit of property tests theirs; the first property test of

@@ -126,8 +126,8 @@ def _read(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"--profile {path}: cannot read it ({exc.strerror})") from None
-    try:
-        data = yaml.safe_load(text)
+    try:  # by libyaml where PyYAML has it, as paths.read_yaml (reference profile: 0.3 ms, not 3.5)
+        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as exc:
         raise ConfigError(f"--profile {path}: not valid YAML ({_yaml_problem(exc)})") from None
     if data is None:

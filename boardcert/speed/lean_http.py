@@ -22,9 +22,11 @@ What it does in httpcore's place, as httpcore does it:
   WriteError while sending, ReadTimeout and ReadError while reading, RemoteProtocolError for
   an answer that is not HTTP, ends early or comes with no answer at all.
 
-https:// goes to httpx's own transport (`fallback`). `boardcert run --no-speed` uses httpx's
-transport for everything; tests/http/test_lean_http.py holds both to the same outcome against
-servers that misbehave in every way tests/hostile knows.
+https:// goes to httpx's own transport (`fallback`), made for the first https:// request: the
+TLS settings it loads (certifi's bundle) cost some 20 ms of CPU, for each process of a run.
+`boardcert run --no-speed` uses httpx's transport for everything; tests/http/test_lean_http.py
+holds both to the same outcome against servers that misbehave in every way tests/hostile
+knows.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import socket
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -44,23 +46,24 @@ LIMIT = 8  # idle connections kept per host, as boardcert's httpx.Limits
 EXPIRY = 5.0  # seconds an idle connection is kept: httpx.Limits's keepalive_expiry
 
 
-def make_transport(limits: httpx.Limits, tls: Any) -> httpx.BaseTransport | None:
+def make_transport(limits: httpx.Limits) -> httpx.BaseTransport | None:
     """What boardcert.http.client.Client makes for itself (its `make_transport`) under the
     speed plugin: this transport, with httpx's own (as httpx.Client makes it) for https://;
     None (httpx's own for all) where the environment names a proxy: httpx.Client, given a
     transport, would not look there."""
     if any(urllib.request.getproxies_environment()):
         return None
-    return LeanTransport(httpx.HTTPTransport(verify=tls, limits=limits),
+    return LeanTransport(lambda: httpx.HTTPTransport(limits=limits),
                          limits.max_keepalive_connections or LIMIT,
                          limits.max_connections or LIMIT,
                          EXPIRY if limits.keepalive_expiry is None else limits.keepalive_expiry)
 
 
 class LeanTransport(httpx.BaseTransport):
-    def __init__(self, fallback: httpx.BaseTransport, limit: int = LIMIT,
-                 connections: int = LIMIT, expiry: float = EXPIRY) -> None:
-        self.fallback = fallback
+    def __init__(self, fallback: Callable[[], httpx.BaseTransport] = httpx.HTTPTransport,
+                 limit: int = LIMIT, connections: int = LIMIT, expiry: float = EXPIRY) -> None:
+        self._make_fallback = fallback
+        self._fallback: httpx.BaseTransport | None = None  # made for the first https://
         self.limit = limit
         self.expiry = expiry
         self._open = threading.BoundedSemaphore(connections)  # a connection in use holds one
@@ -71,7 +74,7 @@ class LeanTransport(httpx.BaseTransport):
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         if request.url.scheme != "http":
-            return self.fallback.handle_request(request)
+            return self.fallback().handle_request(request)
         timeouts = request.extensions.get("timeout", {})
         where = (request.url.host, request.url.port or 80)
         pool = timeouts.get("pool")
@@ -108,10 +111,19 @@ class LeanTransport(httpx.BaseTransport):
         with self._lock:
             self._closed = True
             idle, self._idle = self._idle, {}
+            fallback = self._fallback
         for connections in idle.values():
             for connection, _ in connections:
                 connection.close()
-        self.fallback.close()
+        if fallback is not None:
+            fallback.close()
+
+    def fallback(self) -> httpx.BaseTransport:
+        """httpx's own transport, for https://: made once, when first asked for."""
+        with self._lock:
+            if self._fallback is None:
+                self._fallback = self._make_fallback()
+            return self._fallback
 
     def _take(self, where: tuple[str, int]) -> http.client.HTTPConnection | None:
         """An idle connection to `where`, idle for less than `expiry` and not closed by the

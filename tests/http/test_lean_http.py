@@ -187,7 +187,7 @@ def test_one_connection_serves_many_requests_and_a_closed_one_is_never_reused(
 def test_an_idle_connection_is_kept_no_longer_than_its_expiry(servers: Servers):
     """As httpx.Limits's keepalive_expiry: a connection idle for longer is not used again."""
     counted = _Counted()
-    transport = lean_http.LeanTransport(httpx.HTTPTransport(), expiry=0.2)
+    transport = lean_http.LeanTransport(expiry=0.2)
     client = Client(Target(servers.raw(counted), KEY, load_profile(), timeout=2), transport)
     try:
         assert [client.request("GET", "/users/me").status for _ in range(3)] == [200] * 3
@@ -203,17 +203,41 @@ def test_a_proxy_from_the_environment_leaves_the_transport_to_httpx(monkeypatch)
     """Given a transport, httpx.Client would not read proxies from the environment: where one
     is set, the lean transport is not made (httpx's own, and its proxy, take the request)."""
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
-    assert lean_http.make_transport(*_limits_and_tls()) is None
+    assert lean_http.make_transport(_limits()) is None
     for name in PROXIES:
         monkeypatch.delenv(name, raising=False)
-    made = lean_http.make_transport(*_limits_and_tls())
+    made = lean_http.make_transport(_limits())
     assert isinstance(made, lean_http.LeanTransport)
     made.close()
 
 
-def _limits_and_tls() -> tuple[Any, Any]:
-    return httpx.Limits(max_keepalive_connections=8, max_connections=8), \
-        httpx.create_ssl_context()
+def _limits() -> httpx.Limits:
+    return httpx.Limits(max_keepalive_connections=8, max_connections=8)
+
+
+def test_https_goes_to_httpx_s_transport_made_when_first_needed(servers: Servers):
+    """http:// never makes httpx's transport (its TLS settings cost 20 ms of CPU a process);
+    the first https:// request makes it, once, and it takes every https:// request."""
+    made: list[Any] = []
+
+    class Fallback(httpx.BaseTransport):
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            return httpx.Response(299, request=request)
+
+    def fallback() -> httpx.BaseTransport:
+        made.append(Fallback())
+        return made[-1]
+
+    transport = lean_http.LeanTransport(fallback)
+    client = Client(Target(servers.raw(_Counted()), KEY, load_profile(), timeout=2), transport)
+    try:
+        assert client.request("GET", "/users/me").status == 200 and not made
+        for _ in range(2):
+            answer = transport.handle_request(httpx.Request("GET", "https://board.example/"))
+            assert answer.status_code == 299
+        assert len(made) == 1
+    finally:
+        client.close()
 
 
 def _early_413(conn: socket.socket, head: bytes, stopping: threading.Event) -> None:

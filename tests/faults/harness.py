@@ -21,7 +21,7 @@ import pytest
 import uvicorn
 import yaml
 
-from boardcert.cli.session import PLUGINS
+from boardcert.cli.session import PLUGINS, SPEED_CUTS
 from boardcert.paths import DEFAULT_PROFILE, REQUIREMENT_TESTS, ROOT, SUITES, user_cache
 
 from .launcher import Launcher
@@ -113,9 +113,12 @@ def certify(variant: Variant, directory: Path, budget: str = "quick",
     started = time.monotonic()
     if select is None:
         select = variant.requirement if variant.requirement and not full else None
+    # As `boardcert run`: with the speed plugin, without its cuts (SPEED_CUTS) where it is off.
+    plain = any(arg in ("no:boardcert.speed", "-pno:boardcert.speed")
+                for arg in (*variant.args, *extra))
     with serving(variant, key) as base_url:
         done = run_suites([*suite_command(base_url, profile, output, budget, select),
-                           *variant.args, *extra],
+                           *([] if plain else SPEED_CUTS), *variant.args, *extra],
                           env, directory / "output.txt")
     seconds = time.monotonic() - started
     compliance = output / "compliance.json"

@@ -17,6 +17,7 @@ kept as it came (the tests judge it) and masked when shown (`boardcert.http.reda
 
 from __future__ import annotations
 
+import functools
 import json
 import ssl
 import threading
@@ -92,7 +93,8 @@ class Client:
     # The transport a client given none makes for itself: None, httpx's own; set by the speed
     # plugin, boardcert.speed.lean_http's (http.client for http://, httpx's own for https://).
     # (It may make none: httpx's own, then.)
-    make_transport: Callable[[httpx.Limits], httpx.BaseTransport | None] | None = None
+    make_transport: Callable[[httpx.Limits, Callable[[], ssl.SSLContext]],
+                             httpx.BaseTransport | None] | None = None
 
     def __init__(self, target: Target, transport: httpx.BaseTransport | None = None) -> None:
         self.target = target
@@ -103,16 +105,18 @@ class Client:
         # The httpx.Client sets up what a request goes through (the connection pool and its
         # limits, or the transport given; proxies from the environment; the base URL, default
         # headers and timeout) and closes it; requests go to its transport directly (`_build`).
-        # (httpx makes the TLS settings, 20 ms of CPU, only where it makes the transport.)
+        # The TLS settings (_tls) only where httpx makes the transport: given one, httpx.Client
+        # does not use them; the lean transport asks for them at its first https:// request.
         limits = httpx.Limits(max_keepalive_connections=8, max_connections=8)
         if transport is None and self.make_transport is not None:
-            transport = self.make_transport(limits)
+            transport = self.make_transport(limits, _tls)
         self._http = httpx.Client(
             base_url=target.base_url,
             timeout=target.timeout,
             follow_redirects=False,
             transport=transport,
             limits=limits,
+            verify=True if transport is not None else _tls(),
         )
         self._timeout = self._http.timeout.as_dict()
         self._urls: dict[str, httpx.URL] = {}  # path -> the URL requested (`_build`)
@@ -318,6 +322,13 @@ def _failure(exc: Exception) -> str:
     while cause is not None and not isinstance(cause, ssl.SSLError):
         cause = cause.__cause__ or cause.__context__
     return TLS if cause is not None else CONNECT
+
+
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """The TLS settings httpx.Client makes by default (certifi, SSL_CERT_FILE/DIR), made once
+    a process and only when asked for: making them takes 20 to 35 ms of CPU."""
+    return httpx.create_ssl_context()
 
 
 def _dumps(value: Any) -> str:

@@ -46,14 +46,16 @@ LIMIT = 8  # idle connections kept per host, as boardcert's httpx.Limits
 EXPIRY = 5.0  # seconds an idle connection is kept: httpx.Limits's keepalive_expiry
 
 
-def make_transport(limits: httpx.Limits) -> httpx.BaseTransport | None:
+def make_transport(limits: httpx.Limits, tls: Callable[[], Any]
+                   ) -> httpx.BaseTransport | None:
     """What boardcert.http.client.Client makes for itself (its `make_transport`) under the
-    speed plugin: this transport, with httpx's own (as httpx.Client makes it) for https://;
-    None (httpx's own for all) where the environment names a proxy: httpx.Client, given a
+    speed plugin: this transport, with httpx's own (as httpx.Client makes it, with the TLS
+    settings `tls` gives, asked for at the first https:// request) for https://; None
+    (httpx's own for all) where the environment names a proxy: httpx.Client, given a
     transport, would not look there."""
     if any(urllib.request.getproxies_environment()):
         return None
-    return LeanTransport(lambda: httpx.HTTPTransport(limits=limits),
+    return LeanTransport(lambda: httpx.HTTPTransport(verify=tls(), limits=limits),
                          limits.max_keepalive_connections or LIMIT,
                          limits.max_connections or LIMIT,
                          EXPIRY if limits.keepalive_expiry is None else limits.keepalive_expiry)

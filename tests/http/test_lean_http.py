@@ -203,10 +203,10 @@ def test_a_proxy_from_the_environment_leaves_the_transport_to_httpx(monkeypatch)
     """Given a transport, httpx.Client would not read proxies from the environment: where one
     is set, the lean transport is not made (httpx's own, and its proxy, take the request)."""
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
-    assert lean_http.make_transport(_limits()) is None
+    assert lean_http.make_transport(_limits(), httpx.create_ssl_context) is None
     for name in PROXIES:
         monkeypatch.delenv(name, raising=False)
-    made = lean_http.make_transport(_limits())
+    made = lean_http.make_transport(_limits(), httpx.create_ssl_context)
     assert isinstance(made, lean_http.LeanTransport)
     made.close()
 

@@ -28,6 +28,7 @@ from boardcert.cli.session import (
     pytest_arguments,
     pytest_main,
     redacted_console,
+    speed_left_out,
 )
 from boardcert.errors import ConfigError, UnreachableError
 from boardcert.http.redact import for_key, short_key_warning
@@ -51,8 +52,7 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
 def speed_on(args: argparse.Namespace, extra: list[str]) -> bool:
     """Whether the run loads the speed plugin: not with --no-speed, nor when the pytest
     arguments after -- leave it out (-p no:boardcert.speed)."""
-    blocked = any(a in ("no:boardcert.speed", "-pno:boardcert.speed") for a in extra)
-    return not (getattr(args, "no_speed", False) or blocked)
+    return not (getattr(args, "no_speed", False) or speed_left_out(extra))
 
 
 def _run(args: argparse.Namespace, extra: list[str]) -> int:

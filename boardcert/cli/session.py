@@ -52,6 +52,11 @@ SPEED_OFF = ["-p", "no:boardcert.speed"]
 SPEED_CUTS = ["-p", "no:unraisableexception"]
 
 
+def speed_left_out(pytest_args: list[str] | tuple[str, ...]) -> bool:
+    """Whether pytest arguments leave the speed plugin out (-p no:boardcert.speed)."""
+    return any(a in ("no:boardcert.speed", "-pno:boardcert.speed") for a in pytest_args)
+
+
 def _pytest_setup(speed: bool = True) -> list[str]:
     """The same pytest set-up from any directory, checkout or installed: the plugin, our own
     configuration file (none of the user's), the suites' directory as rootdir; the speed

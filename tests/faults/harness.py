@@ -21,7 +21,7 @@ import pytest
 import uvicorn
 import yaml
 
-from boardcert.cli.session import PLUGINS, SPEED_CUTS
+from boardcert.cli.session import PLUGINS, SPEED_CUTS, speed_left_out
 from boardcert.paths import DEFAULT_PROFILE, REQUIREMENT_TESTS, ROOT, SUITES, user_cache
 
 from .launcher import Launcher
@@ -114,8 +114,7 @@ def certify(variant: Variant, directory: Path, budget: str = "quick",
     if select is None:
         select = variant.requirement if variant.requirement and not full else None
     # As `boardcert run`: with the speed plugin, without its cuts (SPEED_CUTS) where it is off.
-    plain = any(arg in ("no:boardcert.speed", "-pno:boardcert.speed")
-                for arg in (*variant.args, *extra))
+    plain = speed_left_out((*variant.args, *extra))
     with serving(variant, key) as base_url:
         done = run_suites([*suite_command(base_url, profile, output, budget, select),
                            *([] if plain else SPEED_CUTS), *variant.args, *extra],

@@ -15,6 +15,9 @@ CPU the tests used, the ten test modules whose tests took longest (summed durati
 for another revision right after, and prints the ratios (its time over this one's).
 Processes of other venvs (the ones the tests make) and other programs are not in the
 census: their CPU is the rest of the total.
+Each process is charged to the test that started it (the census is a pytest plugin of the
+run too, PYTEST_PLUGINS), and each test's own CPU in its worker to the test: the ten modules
+whose tests cost most CPU are printed, in the workers and in the processes they started.
 A measurement, not a test: quote it with the load average it prints.
 """
 
@@ -37,16 +40,45 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = 6 * 60.0  # seconds, the install included (issue 33)
 DURATION = re.compile(r"^([\d.]+)s (?:setup|call|teardown)\s+([^:\s]+)::", re.MULTILINE)
-CENSUS = '''import atexit, json, os, sys
-if os.environ.get("CENSUS_OF_PROCESSES"):
-    def _census(path=os.environ["CENSUS_OF_PROCESSES"]):
+CENSUS = '''"""PYTEST_DONT_REWRITE"""
+import atexit, json, os, sys, time
+PATH = os.environ.get("CENSUS_OF_PROCESSES")
+
+
+def _write(row):
+    try:
+        with open(PATH, "a") as f:
+            f.write(json.dumps(row) + "\\n")
+    except OSError:
+        pass
+
+
+if PATH:
+    def _census():
         t = os.times()
-        try:
-            with open(path, "a") as f:
-                f.write(json.dumps({"argv": sys.argv[:12], "cpu": t.user + t.system}) + "\\n")
-        except OSError:
-            pass
+        _write({"argv": sys.argv[:12], "cpu": t.user + t.system,
+                "test": os.environ.get("CENSUS_TEST")})
     atexit.register(_census)
+
+
+def pytest_runtest_protocol(item, nextitem):
+    """(PYTEST_PLUGINS) In the README's run: the test that starts a process is in its
+    environment; and this process's own CPU meanwhile is the test's."""
+    if not PATH or os.environ.get("CENSUS_TEST"):  # a run within a test's: its own
+        return (yield)
+    os.environ["CENSUS_TEST"] = item.nodeid
+    started = time.process_time()
+    try:
+        return (yield)
+    finally:
+        _write({"own": True, "cpu": time.process_time() - started, "test": item.nodeid})
+        os.environ.pop("CENSUS_TEST", None)
+
+
+# a wrapper of pytest's (pytest.hookimpl(wrapper=True), without importing pytest here)
+pytest_runtest_protocol.pytest_impl = {"wrapper": True, "hookwrapper": False,
+                                       "optionalhook": False, "tryfirst": False,
+                                       "trylast": False, "specname": None}
 '''
 
 
@@ -95,22 +127,42 @@ class Measured:
     code: int = 0
     modules: list[tuple[str, float]] = field(default_factory=list)
     kinds: dict[str, tuple[int, float]] = field(default_factory=dict)
+    costly: list[tuple[str, float, float]] = field(default_factory=list)
 
     @property
     def wall(self) -> float:
         return self.install + self.tests
 
 
+def rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in
+            (path.read_text(encoding="utf-8").splitlines() if path.exists() else [])]
+
+
 def census(path: Path) -> dict[str, tuple[int, float]]:
     """CPU seconds and processes by kind."""
     found: dict[str, list[float]] = {}
-    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
-        row = json.loads(line)
+    for row in rows(path):
+        if row.get("own"):
+            continue
         counted = found.setdefault(kind(row["argv"]), [0, 0.0])
         counted[0] += 1
         counted[1] += row["cpu"]
     return {k: (int(n), round(cpu, 1)) for k, (n, cpu) in
             sorted(found.items(), key=lambda item: -item[1][1])}
+
+
+def by_module(path: Path, count: int = 10) -> list[tuple[str, float, float]]:
+    """The test modules whose tests cost most CPU: their own in the workers, and that of the
+    processes they started (those the census counted: this venv's Python processes)."""
+    own: Counter[str] = Counter()
+    started: Counter[str] = Counter()
+    for row in rows(path):
+        if row.get("test"):
+            module = row["test"].split("::")[0]
+            (own if row.get("own") else started)[module] += row["cpu"]
+    total = own + started
+    return [(m, round(own[m], 1), round(started[m], 1)) for m, _ in total.most_common(count)]
 
 
 def measure(rev: str, scratch: Path) -> Measured:
@@ -138,7 +190,8 @@ def measure(rev: str, scratch: Path) -> Measured:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", test + " --durations=0"], cwd=clone,
-                          env={**env, "CENSUS_OF_PROCESSES": str(counted)}, capture_output=True,
+                          env={**env, "CENSUS_OF_PROCESSES": str(counted),
+                               "PYTEST_PLUGINS": "boardcert_census"}, capture_output=True,
                           text=True)
     found.tests = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -148,6 +201,7 @@ def measure(rev: str, scratch: Path) -> Measured:
     found.summary = lines[-1].strip("= ") if lines else f"exit {done.returncode}"
     found.modules = slowest(done.stdout)
     found.kinds = census(counted)
+    found.costly = by_module(counted)
     (scratch / f"{clone.name}-output.txt").write_text(done.stdout + done.stderr, encoding="utf-8")
     return found
 
@@ -160,6 +214,10 @@ def report(found: Measured) -> None:
     print("  the slowest ten modules (their tests' summed durations, s):")
     for module, seconds in found.modules:
         print(f"    {seconds:7.1f}  {module}")
+    print("  the ten modules whose tests cost most CPU (s: in the workers, in the processes "
+          "they started):")
+    for module, own, started in found.costly:
+        print(f"    {own + started:7.1f}  {own:6.1f} {started:6.1f}  {module}")
     counted = sum(cpu for _, cpu in found.kinds.values())
     print(f"  CPU by process (s; {counted:.0f} of {found.cpu:.0f} counted):")
     for name, (n, cpu) in found.kinds.items():

@@ -4,7 +4,10 @@ share)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+import textwrap
 
 from boardcert.paths import ROOT
 
@@ -54,3 +57,43 @@ def test_the_test_command_benchmark_times_what_the_readme_gives_and_sums_by_modu
     assert kinds == ["certifications, the whole suite", "certifications, some modules",
                      "the certifications' zygote (tests/faults/launcher.py)",
                      "pytest-xdist workers (python -c)", "boardcert run, its workers and forks"]
+
+
+def test_the_census_charges_each_process_to_the_test_that_started_it(tmp_path):
+    """The census (benchmarks/test_command.py), as a plugin of a pytest run: a process a test
+    starts is charged to that test, the process of a pytest run within a test to the outer
+    test too (not to the inner run's tests), and each test's own CPU in the run's process is
+    the test's; by_module sums them by module."""
+    import test_command
+
+    (tmp_path / "boardcert_census.py").write_text(test_command.CENSUS, encoding="utf-8")
+    (tmp_path / "test_outer.py").write_text(textwrap.dedent("""
+        import os, subprocess, sys
+
+        def test_starts_one():
+            subprocess.run([sys.executable, "-c", "import boardcert_census"], check=True)
+
+        def test_starts_a_run():
+            subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                            "inner"], check=True)
+
+        def test_starts_none():
+            pass
+        """), encoding="utf-8")
+    (tmp_path / "inner").mkdir()
+    (tmp_path / "inner" / "test_inner.py").write_text("def test_inner():\n    pass\n")
+    counted = tmp_path / "census.jsonl"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env |= {"CENSUS_OF_PROCESSES": str(counted), "PYTEST_PLUGINS": "boardcert_census",
+            "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "test_outer.py"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = test_command.rows(counted)
+    started = [(r["test"] or "").split("::")[-1] for r in rows if not r.get("own")]
+    assert sorted(started) == ["", "test_starts_a_run", "test_starts_one"]  # "": the run's own
+    own = sorted(r["test"].split("::")[-1] for r in rows if r.get("own"))
+    assert own == ["test_starts_a_run", "test_starts_none", "test_starts_one"]
+    (module, _, children), = test_command.by_module(counted)
+    assert module == "test_outer.py" and children > 0

@@ -97,3 +97,21 @@ def test_the_census_charges_each_process_to_the_test_that_started_it(tmp_path):
     assert own == ["test_starts_a_run", "test_starts_none", "test_starts_one"]
     (module, _, children), = test_command.by_module(counted)
     assert module == "test_outer.py" and children > 0
+
+
+def test_the_certification_cost_benchmark_prints_each_phase_of_a_fork():
+    """benchmarks/certification_cost.py certifies a fault as test_faults does, with its CPU
+    plugin in the run, and prints the CPU at the end of each phase, each no less than the
+    one before; an unknown variant is a usage error, not a traceback."""
+    script = str(ROOT / "benchmarks" / "certification_cost.py")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "BOARDCERT_"))}
+    done = subprocess.run([sys.executable, script, "--repeat", "1", "auth-any-key"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    row = next(line.split() for line in done.stdout.splitlines() if "auth-any-key" in line)
+    cells = [float(cell) for cell in row[1:]]
+    assert len(cells) == 6 and cells == sorted(cells) and cells[0] > 0, done.stdout
+    wrong = subprocess.run([sys.executable, script, "no-such-fault"], capture_output=True,
+                           text=True, timeout=120, env=env)
+    assert wrong.returncode == 2 and "no such variant: no-such-fault" in wrong.stderr
+    assert "Traceback" not in wrong.stderr

@@ -6,8 +6,8 @@ zygote, tests/faults/launcher.py).
 
 Certifies each named variant of tests/faults/ (default: three faults whose requirements
 select different suites) as tests/certify/test_faults.py does (its requirement's tests,
-the run ending at the first that fails it), `--repeat` times, with benchmarks/cpu_phases.py
-as a plugin of the run, and prints the median CPU seconds the run's process had used when
+the run ending at the first that fails it), `--repeat` times, with benchmarks/phases.py as
+a plugin of the run, and prints the median CPU seconds the run's process had used when
 pytest had imported its plugins, had configured, had collected, had run the tests, had
 written the reports, and at its exit. A fork starts at 0: what the zygote imported is not
 counted. The first certification, which teaches the zygote its imports, is left out.
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no such variant: {', '.join(unknown)}")
     scratch = Path(tempfile.mkdtemp(prefix="boardcert-certification-cost-"))
     marks = scratch / "phases.jsonl"
-    os.environ["CPU_PHASES"] = str(marks)
+    os.environ["PHASES_FILE"] = str(marks)
     os.environ["PYTHONPATH"] = os.pathsep.join(
         filter(None, [str(ROOT / "benchmarks"), os.environ.get("PYTHONPATH")]))
     found: dict[str, list[dict[str, float]]] = {name: [] for name in args.names}
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
                 directory.mkdir()
                 before = marks.read_text().count("\n") if marks.exists() else 0
                 result = harness.certify(variants[name], directory, settled=True,
-                                         extra=("-p", "cpu_phases"))
+                                         extra=("-p", "phases"))
                 lines = marks.read_text().splitlines() if marks.exists() else []
                 if len(lines) != before + 1:
                     sys.exit(f"{name}: the run wrote no phases ({result.verdict}):\n"

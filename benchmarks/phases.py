@@ -1,11 +1,14 @@
-"""A pytest plugin for `run_time.py --phases` (not a test): when each phase of a
-`boardcert run` ended, in seconds since the process started, and the time the garbage
-collector took; printed on stderr at the end. Load it with `-- -p phases` and this directory
-on PYTHONPATH."""
+"""A pytest plugin for `run_time.py --phases` and `certification_cost.py` (not a test): when
+each phase of a `boardcert run` ended, in seconds since the process started, and the time the
+garbage collector took; printed on stderr at the end. Where $PHASES_FILE names a file, the CPU
+seconds the process had used at the end of each phase, and at its exit, are appended to it
+as a line of JSON. Load it with `-- -p phases` and this directory on PYTHONPATH."""
 
 from __future__ import annotations
 
+import atexit
 import gc
+import json
 import os
 import sys
 import time
@@ -25,7 +28,8 @@ def _process_start() -> float:
 
 
 _STARTED = _process_start()
-_MARKS: list[tuple[str, float]] = [("plugins imported", time.time())]
+_MARKS: list[tuple[str, float, float]] = [("plugins imported", time.time(),
+                                           time.process_time())]
 _GC = {"seconds": 0.0, "since": 0.0}
 
 
@@ -40,7 +44,7 @@ gc.callbacks.append(_collector)
 
 
 def _mark(what: str) -> None:
-    _MARKS.append((what, time.time()))
+    _MARKS.append((what, time.time(), time.process_time()))
 
 
 def _marking(what: str, first: bool) -> object:
@@ -61,6 +65,16 @@ pytest_sessionfinish = _marking("tests run", first=True)
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config: pytest.Config) -> None:
     _mark("reports written")
-    shown = "; ".join(f"{what} {at - _STARTED:.2f}" for what, at in _MARKS)
+    shown = "; ".join(f"{what} {at - _STARTED:.2f}" for what, at, _ in _MARKS)
     print(f"phases (s since the process started): {shown}; "
           f"garbage collector {_GC['seconds']:.2f} s", file=sys.stderr)
+
+
+def _write_cpu(path: str) -> None:
+    _mark("exit")
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(json.dumps({what: cpu for what, _, cpu in _MARKS}) + "\n")
+
+
+if os.environ.get("PHASES_FILE"):
+    atexit.register(_write_cpu, os.environ["PHASES_FILE"])

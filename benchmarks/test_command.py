@@ -40,12 +40,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = 6 * 60.0  # seconds, the install included (issue 33)
 DURATION = re.compile(r"^([\d.]+)s (?:setup|call|teardown)\s+([^:\s]+)::", re.MULTILINE)
-CENSUS = '''"""PYTEST_DONT_REWRITE"""
-import atexit, json, os, sys, time
+CENSUS = '''import atexit, json, os, sys
 PATH = os.environ.get("CENSUS_OF_PROCESSES")
 
 
-def _write(row):
+def write(row):
     try:
         with open(PATH, "a") as f:
             f.write(json.dumps(row) + "\\n")
@@ -56,14 +55,19 @@ def _write(row):
 if PATH:
     def _census():
         t = os.times()
-        _write({"argv": sys.argv[:12], "cpu": t.user + t.system,
-                "test": os.environ.get("CENSUS_TEST")})
+        write({"argv": sys.argv[:12], "cpu": t.user + t.system,
+               "test": os.environ.get("CENSUS_TEST")})
     atexit.register(_census)
+'''
+# The census's pytest plugin (PYTEST_PLUGINS) in the README's run: the test that starts a
+# process is in its environment, and this process's own CPU meanwhile is the test's.
+CENSUS_PLUGIN = '''import os, time
+import pytest
+from boardcert_census import PATH, write
 
 
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    """(PYTEST_PLUGINS) In the README's run: the test that starts a process is in its
-    environment; and this process's own CPU meanwhile is the test's."""
     if not PATH or os.environ.get("CENSUS_TEST"):  # a run within a test's: its own
         return (yield)
     os.environ["CENSUS_TEST"] = item.nodeid
@@ -71,14 +75,8 @@ def pytest_runtest_protocol(item, nextitem):
     try:
         return (yield)
     finally:
-        _write({"own": True, "cpu": time.process_time() - started, "test": item.nodeid})
+        write({"own": True, "cpu": time.process_time() - started, "test": item.nodeid})
         os.environ.pop("CENSUS_TEST", None)
-
-
-# a wrapper of pytest's (pytest.hookimpl(wrapper=True), without importing pytest here)
-pytest_runtest_protocol.pytest_impl = {"wrapper": True, "hookwrapper": False,
-                                       "optionalhook": False, "tryfirst": False,
-                                       "trylast": False, "specname": None}
 '''
 
 
@@ -186,12 +184,13 @@ def measure(rev: str, scratch: Path) -> Measured:
                           capture_output=True, text=True, check=True).stdout.strip()
     Path(site, "boardcert_census.py").write_text(CENSUS, encoding="utf-8")
     Path(site, "boardcert_census.pth").write_text("import boardcert_census\n", encoding="utf-8")
+    Path(site, "boardcert_census_plugin.py").write_text(CENSUS_PLUGIN, encoding="utf-8")
     counted = scratch / f"{clone.name}-census.jsonl"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", test + " --durations=0"], cwd=clone,
                           env={**env, "CENSUS_OF_PROCESSES": str(counted),
-                               "PYTEST_PLUGINS": "boardcert_census"}, capture_output=True,
+                               "PYTEST_PLUGINS": "boardcert_census_plugin"}, capture_output=True,
                           text=True)
     found.tests = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

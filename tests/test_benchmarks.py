@@ -67,6 +67,8 @@ def test_the_census_charges_each_process_to_the_test_that_started_it(tmp_path):
     import test_command
 
     (tmp_path / "boardcert_census.py").write_text(test_command.CENSUS, encoding="utf-8")
+    (tmp_path / "boardcert_census_plugin.py").write_text(test_command.CENSUS_PLUGIN,
+                                                         encoding="utf-8")
     (tmp_path / "test_outer.py").write_text(textwrap.dedent("""
         import os, subprocess, sys
 
@@ -84,7 +86,7 @@ def test_the_census_charges_each_process_to_the_test_that_started_it(tmp_path):
     (tmp_path / "inner" / "test_inner.py").write_text("def test_inner():\n    pass\n")
     counted = tmp_path / "census.jsonl"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "CENSUS_"))}
-    env |= {"CENSUS_OF_PROCESSES": str(counted), "PYTEST_PLUGINS": "boardcert_census",
+    env |= {"CENSUS_OF_PROCESSES": str(counted), "PYTEST_PLUGINS": "boardcert_census_plugin",
             "PYTHONPATH": str(tmp_path)}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            "test_outer.py"], cwd=tmp_path, env=env, capture_output=True,

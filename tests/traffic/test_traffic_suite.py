@@ -22,6 +22,8 @@ from boardcert.traffic import vary
 from boardcert.traffic.vary import Vary
 from traffic.running import KEY, proxied, reference, write
 
+pytestmark = pytest.mark.xdist_group("test_traffic_suite")  # three whole runs: one unit
+
 INDEPENDENT_PROFILE = Path(__file__).parents[1] / "independent" / "profile.yaml"
 
 

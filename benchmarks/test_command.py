@@ -17,7 +17,9 @@ Processes of other venvs (the ones the tests make) and other programs are not in
 census: their CPU is the rest of the total.
 Each process is charged to the test that started it (the census is a pytest plugin of the
 run too, PYTEST_PLUGINS), and each test's own CPU in its worker to the test: the ten modules
-whose tests cost most CPU are printed, in the workers and in the processes they started.
+whose tests cost most CPU are printed, in the workers and in the processes they started;
+and when each pytest-xdist worker ran its last test, with the last tests of the one that
+ended last (the time one worker ran alone at the end).
 A measurement, not a test: quote it with the load average it prints.
 """
 
@@ -71,11 +73,13 @@ def pytest_runtest_protocol(item, nextitem):
     if not PATH or os.environ.get("CENSUS_TEST"):  # a run within a test's: its own
         return (yield)
     os.environ["CENSUS_TEST"] = item.nodeid
-    started = time.process_time()
+    started, began = time.process_time(), time.time()
     try:
         return (yield)
     finally:
-        write({"own": True, "cpu": time.process_time() - started, "test": item.nodeid})
+        write({"own": True, "cpu": time.process_time() - started, "test": item.nodeid,
+               "worker": os.environ.get("PYTEST_XDIST_WORKER", ""), "start": began,
+               "end": time.time()})
         os.environ.pop("CENSUS_TEST", None)
 '''
 
@@ -126,6 +130,8 @@ class Measured:
     modules: list[tuple[str, float]] = field(default_factory=list)
     kinds: dict[str, tuple[int, float]] = field(default_factory=dict)
     costly: list[tuple[str, float, float]] = field(default_factory=list)
+    ends: dict[str, float] = field(default_factory=dict)
+    last: list[tuple[str, float]] = field(default_factory=list)
 
     @property
     def wall(self) -> float:
@@ -161,6 +167,22 @@ def by_module(path: Path, count: int = 10) -> list[tuple[str, float, float]]:
             (own if row.get("own") else started)[module] += row["cpu"]
     total = own + started
     return [(m, round(own[m], 1), round(started[m], 1)) for m, _ in total.most_common(count)]
+
+
+def tail(path: Path, last: int = 3) -> tuple[dict[str, float], list[tuple[str, float]]]:
+    """When each worker's last test ended (s after the first test began), and the last tests
+    of the worker that ended last, with their seconds: what it ran while the others had
+    nothing left (a worker is given its next tests while it still has three to run)."""
+    tests = [r for r in rows(path) if r.get("own") and "start" in r]
+    if not tests:
+        return {}, []
+    first = min(r["start"] for r in tests)
+    ends: dict[str, float] = {}
+    for r in tests:
+        ends[r["worker"]] = max(ends.get(r["worker"], 0.0), round(r["end"] - first, 1))
+    latest = max(ends, key=lambda worker: ends[worker])
+    mine = sorted((r for r in tests if r["worker"] == latest), key=lambda r: r["end"])
+    return ends, [(r["test"], round(r["end"] - r["start"], 1)) for r in mine[-last:]]
 
 
 def measure(rev: str, scratch: Path) -> Measured:
@@ -201,6 +223,7 @@ def measure(rev: str, scratch: Path) -> Measured:
     found.modules = slowest(done.stdout)
     found.kinds = census(counted)
     found.costly = by_module(counted)
+    found.ends, found.last = tail(counted)
     (scratch / f"{clone.name}-output.txt").write_text(done.stdout + done.stderr, encoding="utf-8")
     return found
 
@@ -217,6 +240,13 @@ def report(found: Measured) -> None:
           "they started):")
     for module, own, started in found.costly:
         print(f"    {own + started:7.1f}  {own:6.1f} {started:6.1f}  {module}")
+    if found.ends:
+        ends = ", ".join(f"{w or 'main'} {end:.1f}" for w, end in sorted(found.ends.items()))
+        alone = max(found.ends.values()) - min(found.ends.values())
+        print(f"  each worker's last test ended (s after the first began): {ends}; the last "
+              f"ran {alone:.1f} s alone, ending with:")
+        for test, seconds in found.last:
+            print(f"    {seconds:7.1f}  {test}")
     counted = sum(cpu for _, cpu in found.kinds.values())
     print(f"  CPU by process (s; {counted:.0f} of {found.cpu:.0f} counted):")
     for name, (n, cpu) in found.kinds.items():

@@ -63,7 +63,8 @@ def test_the_census_charges_each_process_to_the_test_that_started_it(tmp_path):
     """The census (benchmarks/test_command.py), as a plugin of a pytest run: a process a test
     starts is charged to that test, the process of a pytest run within a test to the outer
     test too (not to the inner run's tests), and each test's own CPU in the run's process is
-    the test's; by_module sums them by module."""
+    the test's; by_module sums them by module; tail says when each worker ended, and
+    the last tests of the one that ended last."""
     import test_command
 
     (tmp_path / "boardcert_census.py").write_text(test_command.CENSUS, encoding="utf-8")
@@ -99,6 +100,10 @@ def test_the_census_charges_each_process_to_the_test_that_started_it(tmp_path):
     assert own == ["test_starts_a_run", "test_starts_none", "test_starts_one"]
     (module, _, children), = test_command.by_module(counted)
     assert module == "test_outer.py" and children > 0
+    ends, last = test_command.tail(counted)
+    assert list(ends) == [""] and ends[""] > 0  # one process, no pytest-xdist worker
+    assert [test.split("::")[-1] for test, _ in last] == ["test_starts_one", "test_starts_a_run",
+                                                          "test_starts_none"]
 
 
 def test_the_certification_cost_benchmark_prints_each_phase_of_a_fork():

@@ -172,7 +172,7 @@ def by_module(path: Path, count: int = 10) -> list[tuple[str, float, float]]:
 def tail(path: Path, last: int = 3) -> tuple[dict[str, float], list[tuple[str, float]]]:
     """When each worker's last test ended (s after the first test began), and the last tests
     of the worker that ended last, with their seconds: what it ran while the others had
-    nothing left (a worker is given its next tests while it still has three to run)."""
+    nothing left (a worker is given one more unit of work whenever it has two or fewer left)."""
     tests = [r for r in rows(path) if r.get("own") and "start" in r]
     if not tests:
         return {}, []

@@ -25,12 +25,13 @@ if os.environ.get("PYTHONDONTWRITEBYTECODE") and (_pycache := user_cache("pycach
     os.environ.setdefault("PYTHONPYCACHEPREFIX", str(_pycache))
 
 
-# Modules run first by a pytest-xdist worker. A worker is given its next tests while it still
-# has three to run, so the last tests of the collection decide how long one worker runs alone
-# at the end: in collection order these three whole runs (23 s, one xdist group) came last,
-# and the other worker ended 15 to 19 s sooner (two runs of the test command). First, they
-# run beside the other worker's tests; the last are quick ones. (All the xdist groups first
-# did worse: two of the heaviest at once, 525 s against 457 s.)
+# Modules run first by a pytest-xdist worker. A worker is given one more unit of work (a test,
+# or an xdist group's tests) whenever it has two or fewer left, so the last units of the
+# collection decide how long one worker runs alone at the end: in collection order these three
+# whole runs (23 s, one xdist group) came last, and the other worker ended 15 to 19 s sooner
+# (two runs of the test command). First, they run beside the other worker's tests; the last
+# are quick ones. (All the xdist groups first did worse: two of the heaviest at once, 525 s
+# against 457 s.)
 FIRST = ("tests/traffic/test_traffic_suite.py",)
 
 

@@ -163,7 +163,8 @@ def workers_choice(args: argparse.Namespace, extra: list[str], timing: list[floa
         return workers.given(args.workers)
     if _workers_in(extra):
         return workers.Choice(1, "-n as given to pytest after --")  # extra carries -n
-    return workers.choose(workers.round_trip(timing), args.rate_limit)
+    return workers.choose(workers.round_trip(timing), args.rate_limit,
+                          load=workers.machine_load())
 
 
 def in_flight_choice(run: Run, choice: workers.Choice, timing: list[float]) -> int | None:

@@ -27,6 +27,12 @@ from boardcert.errors import ConfigError
 from boardcert.settings.options import BY_DEST
 
 SERIAL_BELOW = 0.0015  # seconds of round trip under which workers cost more than they save
+# On a busy machine (its load average at least its cores), seconds of round trip under which
+# the wait is taken for the machine's, not the server's distance: a server on this machine
+# answers late for want of a core, and a worker more only adds to what the cores must do
+# (the test command's runs, docs/speed.md "At commit c2e7298": thirteen workers more, 72 s of
+# CPU, where their preflight ran while both cores were busy).
+BUSY_SERIAL_BELOW = 0.005
 PER_WORKER = 0.005  # one more worker per this much round trip, beyond two
 IN_FLIGHT_FROM = 0.003  # seconds of round trip from which requests go side by side
 MAX_WORKERS = 12
@@ -34,7 +40,8 @@ PER_CORE = 6
 MAX_IN_FLIGHT = 8  # requests a test process keeps in flight where tests are independent
 ADAPT_EVERY = 40  # exchanges after which a test process decides its in-flight again
 RULE = (f"chosen from the round trip of the preflight's requests: serial below "
-        f"{SERIAL_BELOW * 1000:g} ms, else 2 and one more per {PER_WORKER * 1000:g} ms, up "
+        f"{SERIAL_BELOW * 1000:g} ms ({BUSY_SERIAL_BELOW * 1000:g} ms on a machine whose load "
+        f"average is at least its cores), else 2 and one more per {PER_WORKER * 1000:g} ms, up "
         f"to {MAX_WORKERS} (at most {PER_CORE} per core), no more than --rate-limit keeps "
         f"busy; --workers N decides instead; each keeps up to {MAX_IN_FLIGHT} requests in "
         f"flight where tests are independent (1 below {IN_FLIGHT_FROM * 1000:.0f} ms; "
@@ -53,16 +60,21 @@ class Choice:
 
 
 def choose(rtt: float | None, rate_limit: float | None = None,
-           cores: int | None = None) -> Choice:
+           cores: int | None = None, load: float | None = None) -> Choice:
     """The workers for a target whose round trip is `rtt` seconds (None: not measured, the
-    bundled server)."""
+    bundled server), on a machine of `cores` whose load average is `load` (None: not known)."""
     if rtt is None:
         return Choice(1, "serial: the bundled server answers within a millisecond")
     ms = f"{rtt * 1000:.0f} ms"
     if rtt < SERIAL_BELOW:
         return Choice(1, f"serial: the round trip is {ms}, below {SERIAL_BELOW * 1000:g} ms "
                          f"(starting workers would cost more than the waiting they save)")
-    cap = min(MAX_WORKERS, PER_CORE * (cores or os.cpu_count() or 1))
+    count = cores or os.cpu_count() or 1
+    if load is not None and load >= count and rtt < BUSY_SERIAL_BELOW:
+        return Choice(1, f"serial: the round trip is {ms}, below {BUSY_SERIAL_BELOW * 1000:g} "
+                         f"ms on a busy machine (load average {load:.1f} on {count} cores: "
+                         f"the answers waited for a core, which workers would only take)")
+    cap = min(MAX_WORKERS, PER_CORE * count)
     workers = min(cap, 2 + round(rtt / PER_WORKER))
     why = f"the round trip is {ms}"
     if rate_limit:  # one worker sends at most 1/rtt requests a second
@@ -73,6 +85,14 @@ def choose(rtt: float | None, rate_limit: float | None = None,
         return Choice(1, f"serial: {why}")
     return Choice(workers, f"{workers} workers: {why} (at most {cap} on "
                            f"{cores or os.cpu_count() or 1} cores)")
+
+
+def machine_load() -> float | None:
+    """The machine's load average over the last minute; None where the system has none."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
 
 
 def in_flight(rtt: float | None, rate_limit: float | None = None, workers: int = 1) -> int:

@@ -4,6 +4,8 @@ depend on the number of workers."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from faults import CONFORMANT, certify, serving
 
@@ -32,8 +34,12 @@ def test_workers_follow_the_round_trip(rtt, rate, cores, expected):
     assert choice.pytest_args() == ([] if expected == 1 else ["-n", str(expected)])
 
 
-def _choice(variant, extra=(), *flags):
-    with serving(variant, KEY) as url:
+def _choice(variant, extra=(), *flags, load=0.0):
+    """The choice `boardcert run` makes for the variant, on a machine whose load average is
+    `load` (0: an idle one, whatever this machine's is while the tests run)."""
+    with serving(variant, KEY) as url, \
+            pytest.MonkeyPatch.context() as patched:
+        patched.setattr(workers, "machine_load", lambda: load)
         target = Target(base_url=url, api_key=KEY, profile=load_profile(None))
         timing: list[float] = []
         assert run.check_first(target, False, timing) is None
@@ -51,9 +57,35 @@ def test_a_server_20_ms_away_gets_workers_and_a_near_one_none():
     assert min(timing) >= 0.019 and far.workers >= 2, far.reason
     assert far.pytest_args() == ["-n", str(far.workers)]
     near, timing = _choice(REFERENCE)
-    assert near == workers.choose(workers.round_trip(timing)) and "round trip" in near.reason
+    assert near == workers.choose(workers.round_trip(timing), load=0.0) and \
+        "round trip" in near.reason
     if workers.round_trip(timing) < workers.SERIAL_BELOW:  # (a swamped machine answers
         assert near.workers == 1 and near.pytest_args() == [], near.reason  # loopback late)
+
+
+def test_a_busy_machine_takes_a_few_milliseconds_for_its_own_wait():
+    """On a machine whose load average is at least its cores, a round trip under 5 ms is the
+    machine's wait for a core, not the server's distance: serial, and the reason says so;
+    from 5 ms, or on a machine with cores to spare, the workers follow the round trip."""
+    busy = workers.choose(0.003, cores=2, load=2.0)
+    assert busy.workers == 1 and "busy machine (load average 2.0 on 2 cores" in busy.reason
+    assert workers.choose(0.003, cores=2, load=1.9).workers == 3
+    assert workers.choose(0.003, cores=2).workers == 3  # load not known
+    assert workers.choose(0.006, cores=2, load=8.0).workers == 3
+    assert workers.choose(0.021, cores=2, load=8.0).workers == 6
+
+
+def test_a_run_reads_the_machine_s_load_as_it_chooses(monkeypatch):
+    """`boardcert run`'s choice from its preflight's timing (answers 3 ms late) reads the
+    machine's load average: workers where the cores have room, serial where they have none."""
+    args = cli.build_parser().parse_args(["run", "--base-url", "http://h", "--api-key", KEY])
+    timing = [0.004, 0.003, 0.003, 0.003, 0.003, 0.003]
+    cores = os.cpu_count() or 1
+    monkeypatch.setattr(workers, "machine_load", lambda: cores - 0.5)
+    assert run.workers_choice(args, [], timing).workers >= 2
+    monkeypatch.setattr(workers, "machine_load", lambda: float(cores))
+    busy = run.workers_choice(args, [], timing)
+    assert busy.workers == 1 and "busy machine" in busy.reason, busy.reason
 
 
 def test_the_round_trip_is_what_a_run_waits_not_the_fastest_answer():

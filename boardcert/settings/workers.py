@@ -84,7 +84,7 @@ def choose(rtt: float | None, rate_limit: float | None = None,
     if workers == 1:
         return Choice(1, f"serial: {why}")
     return Choice(workers, f"{workers} workers: {why} (at most {cap} on "
-                           f"{cores or os.cpu_count() or 1} cores)")
+                           f"{count} cores)")
 
 
 def machine_load() -> float | None:

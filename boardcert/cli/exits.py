@@ -2,26 +2,30 @@
 
 0 conformant (and conformant with warnings unless --strict), 1 non-conformant or incomplete,
 2 usage or configuration error, 3 the target cannot be reached (or stopped answering), 130
-interrupted (Ctrl-C).
+interrupted (Ctrl-C, or SIGTERM: boardcert.interrupts).
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from boardcert.errors import ConfigError, UnreachableError
+from boardcert.interrupts import sigterm_as_ctrl_c
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_UNREACHABLE = 0, 1, 2, 3
-EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it; SIGTERM too
 EXIT_CODES = {
     EXIT_OK: "conformant (conformant with warnings too, unless --strict)",
     EXIT_FAILED: "non-conformant or incomplete (with --baseline or --known-failures: a "
                  "requirement got worse)",
     EXIT_USAGE: "usage or configuration error (the message names the flag to check)",
     EXIT_UNREACHABLE: "the target cannot be reached, or stopped answering",
-    EXIT_INTERRUPTED: "interrupted (Ctrl-C); the clean-up still ran",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C, or SIGTERM: a job cancelled or timed out); the "
+                      "clean-up still ran",
 }
 REPORT_FILES = ("compliance.html", "compliance.md", "compliance-summary.md", "compliance.json",
                 "badge.svg", "junit.xml", "junit-properties.xml", "allure-results", "reproduce",
@@ -33,6 +37,16 @@ BUNDLED = " (the bundled reference server, not a server of yours: no --base-url 
 
 def _bundled(report: dict[str, Any]) -> bool:
     return bool(report.get("target", {}).get("reference_server"))
+
+
+@contextlib.contextmanager
+def interrupting() -> Iterator[None]:
+    """SIGTERM, meanwhile, is Ctrl-C in this process (boardcert.interrupts)."""
+    undo = sigterm_as_ctrl_c()
+    try:
+        yield
+    finally:
+        undo()
 
 
 def error(message: str) -> None:

@@ -13,13 +13,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from boardcert.cli.after_run import after_run, prepare_after_run
+from boardcert.cli.after_run import AfterRun, after_run, prepare_after_run
 from boardcert.cli.exits import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
     REPORT_FILES,
     RunWatch,
+    interrupting,
     outcome,
     stopped,
 )
@@ -31,7 +32,7 @@ from boardcert.cli.session import (
     speed_left_out,
 )
 from boardcert.errors import ConfigError, UnreachableError
-from boardcert.http.redact import for_key, short_key_warning
+from boardcert.http.redact import Redactor, for_key, short_key_warning
 from boardcert.settings import workers
 from boardcert.settings.run import Run, resolve_run
 from boardcert.settings.run_facts import recorded_options
@@ -76,6 +77,14 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
             code = pytest_main(plan_arguments(args, extra), RunWatch(), run)
         print(f"workers: {plan_workers(args, extra, target.base_url)}")
         return {0: EXIT_OK, 4: EXIT_USAGE}.get(code, EXIT_FAILED)
+    with interrupting():
+        return _certify(args, extra, run, output, after, redactor)
+
+
+def _certify(args: argparse.Namespace, extra: list[str], run: Run, output: Path,
+             after: AfterRun, redactor: Redactor) -> int:
+    """The preflight, the session and what follows it (SIGTERM meanwhile: as Ctrl-C)."""
+    target = run.target
     timing: list[float] = []
     if target.base_url and (stop := check_first(target, run.no_preflight, timing)):
         return stop

@@ -1,20 +1,37 @@
 """Clean-up (pytest plugin module): the `ledger` fixture of everything the run creates, deleted
 when the session ends, also when it ends early (Ctrl-C, -x, pytest.exit); Ctrl-C lets the
-running test finish first, so that all it created is in the ledger."""
+running test finish first, so that all it created is in the ledger. SIGTERM is Ctrl-C
+(boardcert.interrupts) in `boardcert run`'s process and in each pytest-xdist worker."""
 
 from __future__ import annotations
 
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from boardcert.http.api import Api
+from boardcert.interrupts import sigterm_as_ctrl_c
 from boardcert.pytest.stash import LEDGERS, LEFT_BEHIND, TARGET, THROWAWAY
 from boardcert.settings.config import NotAssessed
 from boardcert.workbench.ledger import Ledger
+
+UNDO_SIGTERM = pytest.StashKey[Callable[[], None]]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A pytest-xdist worker takes SIGTERM as Ctrl-C too: a SIGTERM to the run's whole process
+    group (a CI job cancelled, `timeout`) then stops its tests and deletes what they created,
+    as one to `boardcert run` alone does through the controller."""
+    if hasattr(config, "workerinput"):
+        config.stash[UNDO_SIGTERM] = sigterm_as_ctrl_c()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if undo := config.stash.get(UNDO_SIGTERM, None):
+        undo()
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,7 @@
 """Runs cut short (issue 14): a target that stops answering mid-run ends it with exit 3 and a
-report that says so; Ctrl-C ends `boardcert run` with exit 130, an "interrupted" verdict and
-nothing left on the server; --max-failures stops early. Each writes a report whose verdict
-is incomplete, with the reason."""
+report that says so; Ctrl-C (or SIGTERM) ends `boardcert run` with exit 130, an "interrupted"
+verdict and nothing left on the server; --max-failures stops early. Each writes a report
+whose verdict is incomplete, with the reason."""
 
 from __future__ import annotations
 
@@ -96,10 +96,11 @@ def test_one_operation_that_hangs_does_not_end_the_run(pytester, servers):
 
 # --- Ctrl-C -----------------------------------------------------------------------------------
 
-def test_interrupted_run_exits_130_cleans_up_and_says_so(servers, tmp_path):
-    """SIGINT to `boardcert run` while tests create projects: exit 130, the verdict
-    "incomplete" because "interrupted after N of M tests", and every project it created is
-    deleted from the server."""
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_interrupted_run_exits_130_cleans_up_and_says_so(servers, tmp_path, stop):
+    """SIGINT (Ctrl-C) or SIGTERM (a CI job cancelled or timed out) to `boardcert run` while
+    tests create projects: exit 130, the verdict "incomplete" because "interrupted after N of
+    M tests", and every project it created is deleted from the server."""
     recorder = apps.Recorder(create_app(KEY))
     url = servers.asgi(recorder)
     out = tmp_path / "out"
@@ -111,7 +112,7 @@ def test_interrupted_run_exits_130_cleans_up_and_says_so(servers, tmp_path):
     deadline = time.monotonic() + 60
     while len(recorder.created_projects()) < 3 and time.monotonic() < deadline:
         time.sleep(0.05)
-    run.send_signal(signal.SIGINT)
+    run.send_signal(stop)
     stdout, stderr = run.communicate(timeout=60)
     assert run.returncode == 130, stdout + stderr
     found, reason = verdict(out)
@@ -121,6 +122,33 @@ def test_interrupted_run_exits_130_cleans_up_and_says_so(servers, tmp_path):
     assert len(created) >= 3
     with httpx.Client(base_url=url, headers={"X-API-Key": KEY}) as http:
         assert [http.get(f"/projects/{p}").status_code for p in created] == [404] * len(created)
+    assert "Traceback" not in stderr
+
+
+def test_sigterm_to_the_whole_process_group_with_workers_leaves_nothing(servers, tmp_path):
+    """SIGTERM to the process group of a run with workers (what `timeout` and a CI runner
+    send): each pytest-xdist worker gets it too, twice (itself, and through the process
+    pytest-xdist started for it); each stops as after a Ctrl-C and deletes what it created:
+    exit 130, "interrupted after", nothing left on the server."""
+    recorder = apps.Recorder(create_app(KEY))
+    url = servers.asgi(recorder)
+    out = tmp_path / "out"
+    env = {**os.environ, "BOARDCERT_API_KEY": KEY}
+    run = subprocess.Popen([sys.executable, "-m", "boardcert.cli", "run", "--base-url", url,
+                            "--output", str(out), "--workers", "2"],
+                           cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while len(recorder.created_projects()) < 10 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(run.pid, signal.SIGTERM)
+    stdout, stderr = run.communicate(timeout=60)
+    assert run.returncode == 130, stdout + stderr
+    assert verdict(out)[1].startswith("interrupted after ")
+    created = recorder.created_projects()
+    assert len(created) >= 10
+    with httpx.Client(base_url=url, headers={"X-API-Key": KEY}) as http:
+        assert [p for p in created if http.get(f"/projects/{p}").status_code != 404] == []
     assert "Traceback" not in stderr
 
 

@@ -139,6 +139,9 @@ class Launcher:
                 self._zygote.kill()
                 self._zygote.wait()
             self._zygote = None
+            with contextlib.suppress(OSError):  # its socket's directory, left in /tmp before
+                os.remove(self._socket)
+                os.rmdir(os.path.dirname(self._socket))
 
 
 def _serve(path: str) -> tuple[dict[str, Any], socket.socket]:

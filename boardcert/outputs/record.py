@@ -9,6 +9,7 @@ controller as it does every user property; `of(report)` reads it back there.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -43,13 +44,19 @@ class Record:
 
     def to_json(self) -> str:
         """Only the fields that say something, as JSON."""
-        empty = Record()
-        return json.dumps({f.name: getattr(self, f.name) for f in fields(self)
-                           if getattr(self, f.name) != getattr(empty, f.name)},
-                          ensure_ascii=False)
+        return json.dumps(self._said(), ensure_ascii=False)
+
+    def _said(self) -> dict[str, Any]:
+        """The fields that differ from an empty record's, by name."""
+        return {name: value for name, empty in _EMPTY_FIELDS
+                if (value := getattr(self, name)) != empty}
 
     @classmethod
     def from_json(cls, text: str) -> Record:
+        return _parsed(text) if cls is Record else cls._from_json(text)
+
+    @classmethod
+    def _from_json(cls, text: str) -> Record:
         data = json.loads(text)
         for name in ("requirements", "operations", "failed_requirements", "evidence", "kept",
                      "lacks", "misfit", "held"):
@@ -63,13 +70,25 @@ class Record:
         return cls(**data)
 
     def __bool__(self) -> bool:
-        return self != Record()
+        return self != _EMPTY
 
     def then(self, later: Record) -> Record:
         """This phase's record followed by a later phase's: what the later one says wins."""
-        empty = Record()
-        return replace(self, **{f.name: getattr(later, f.name) for f in fields(later)
-                                if getattr(later, f.name) != getattr(empty, f.name)})
+        said = later._said()
+        if not said:
+            return self
+        return replace(self, **said) if self != _EMPTY else later
+
+
+_EMPTY = Record()
+_EMPTY_FIELDS = tuple((f.name, getattr(_EMPTY, f.name)) for f in fields(Record))
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(text: str) -> Record:
+    """A record's JSON read once: each output (the console, the results, JUnit, Allure) reads
+    the same report's record, and a Record is frozen."""
+    return Record._from_json(text)
 
 
 def of(report: Any) -> Record:

@@ -1,7 +1,7 @@
 """The critical path of a run far away: the longest chain of round trips made one after another.
 
-    python benchmarks/critical_path.py [--latency 0.1] [--workers N] [--keep DIR]
-                                       [-- boardcert run arguments]
+    python benchmarks/critical_path.py [--latency 0.1 | --jitter 0.04] [--workers N]
+                                       [--keep DIR] [-- boardcert run arguments]
 
 Serves the reference app behind a delay per answer (benchmarks/parallel.py's `Late`), runs a
 default `boardcert run` against it with every request traced (benchmarks/trace.py,
@@ -14,7 +14,9 @@ after says what it is made of: per test module (or unit: a property test, a stat
 part of the board model's machine), its round trips in set-up, call and teardown, how many of
 them only read (a whole-board look, a reading before or after) and how many write, and the
 seconds spent in them and between them (the process's own work, or waiting for a core).
-`--keep DIR` keeps the run's report and traces there.
+`--jitter MOST`: each answer waits a random 0 to MOST seconds instead (benchmarks/jitter.py's
+server; the waiting is then counted at MOST / 2 a round trip). `--keep DIR` keeps the run's
+report and traces there.
 """
 
 from __future__ import annotations
@@ -149,6 +151,8 @@ def report(records: list[dict], started: float, latency: float,
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.1)
+    parser.add_argument("--jitter", type=float, metavar="MOST",
+                        help="answers 0 to MOST seconds late, at random, instead")
     parser.add_argument("--workers", type=int, help="boardcert run --workers N")
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="keep the run's report and traces in DIR")
@@ -158,9 +162,16 @@ def main() -> int:
         where = options.keep or Path(scratch)
         where.mkdir(parents=True, exist_ok=True)
         key = secrets.token_urlsafe(16)
-        late = parallel.Late(parallel.create_app(key), options.latency)
+        if options.jitter is not None:
+            from jitter import Jittered
+
+            late = Jittered(parallel.create_app(key), options.jitter, seed=1)
+            options.latency, how = options.jitter / 2, f"0 to {options.jitter * 1000:.0f} ms"
+        else:
+            late = parallel.Late(parallel.create_app(key), options.latency)
+            how = f"{options.latency * 1000:.0f} ms"
         url, server, thread = parallel.serve(late)
-        print(f"reference server answering {options.latency * 1000:.0f} ms late; "
+        print(f"reference server answering {how} late; "
               f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start")
         started = time.time()
         try:

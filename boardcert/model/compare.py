@@ -28,6 +28,11 @@ PRESENCE = {"project", "row", "column", "card", "plugin"}
 ORDERS = {"rows", "columns", "cards-order"}
 
 
+# The readings that show a Project: op 3's, and the answers of the operations that answer one.
+PROJECT_READINGS = frozenset({"op 3", *(f"op {n}'s answer"
+                                        for n in (2, 5, 7, 8, 9, 10, 11, 12, 13, 14))})
+
+
 def reading_of(sight: Sight) -> str:
     """The kind of reading: a Project (op 3, a Project answer), op 6's rows, a Card answer,
     op 23's and 24's plugins, op 27's datum."""
@@ -36,8 +41,7 @@ def reading_of(sight: Sight) -> str:
         return "data"
     if label == "op 6":
         return "rows"
-    if label in ("op 3",) or any(label == f"op {n}'s answer"
-                                 for n in (2, 5, 7, 8, 9, 10, 11, 12, 13, 14)):
+    if label in PROJECT_READINGS:
         return "project"
     if label in ("op 23's answer", "op 24's answer"):
         return "plugins"

@@ -150,9 +150,10 @@ def report(records: list[dict], started: float, latency: float,
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--latency", type=float, default=0.1)
-    parser.add_argument("--jitter", type=float, metavar="MOST",
-                        help="answers 0 to MOST seconds late, at random, instead")
+    delay = parser.add_mutually_exclusive_group()
+    delay.add_argument("--latency", type=float, default=0.1)
+    delay.add_argument("--jitter", type=float, metavar="MOST",
+                       help="answers 0 to MOST seconds late, at random, instead")
     parser.add_argument("--workers", type=int, help="boardcert run --workers N")
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="keep the run's report and traces in DIR")
@@ -166,10 +167,10 @@ def main() -> int:
             from jitter import Jittered
 
             late = Jittered(parallel.create_app(key), options.jitter, seed=1)
-            options.latency, how = options.jitter / 2, f"0 to {options.jitter * 1000:.0f} ms"
+            latency, how = options.jitter / 2, f"0 to {options.jitter * 1000:.0f} ms"
         else:
             late = parallel.Late(parallel.create_app(key), options.latency)
-            how = f"{options.latency * 1000:.0f} ms"
+            latency, how = options.latency, f"{options.latency * 1000:.0f} ms"
         url, server, thread = parallel.serve(late)
         print(f"reference server answering {how} late; "
               f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start")
@@ -187,7 +188,7 @@ def main() -> int:
         phases = [json.loads(line) for line in (where / "phases.jsonl").read_text().splitlines()]
         cpu = {p["worker"]: p["cpu"] for p in phases if p.get("when") == "sessionfinish"
                and "cpu" in p}
-        report(records, started, options.latency, cpu)
+        report(records, started, latency, cpu)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
     return 0
 

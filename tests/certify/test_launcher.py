@@ -100,16 +100,19 @@ def _alive(pid: int) -> bool:
 
 
 def test_a_closed_launcher_starts_its_zygote_again(tmp_path):
-    """close() ends the zygote (it returns); a run after it starts another."""
+    """close() ends the zygote (it returns) and removes its socket's directory; a run after
+    it starts another."""
     launcher = Launcher()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
     (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n", encoding="utf-8")
     args = [str(tmp_path / "test_one.py"), "-q", "-p", "no:cacheprovider"]
-    runs = []
+    runs, sockets = [], []
     for name in ("one", "two"):
         runs.append(launcher.run(args, env, tmp_path, tmp_path / f"{name}.txt", timeout=120))
+        sockets.append(Path(launcher._socket))
         launcher.close()
     assert [run.returncode for run in runs] == [0, 0], [run.stdout for run in runs]
+    assert sockets[0] != sockets[1] and not any(s.parent.exists() for s in sockets)
     assert all("1 passed" in run.stdout for run in runs)
 
 
